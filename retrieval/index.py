@@ -1,0 +1,130 @@
+"""The retrieval index: FAISS over entry embeddings plus BM25 over entry text, cached on disk.
+
+The cache lives in ``<data_dir>/index/<key>/`` where the key hashes the content of ``kb/``, the model
+name and the embedding recipe: any change rebuilds it, an unchanged KB loads in milliseconds.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import shutil
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import bm25s
+import faiss
+
+from retrieval.embed import embed
+from retrieval.kb import Entry, KnowledgeBase
+
+RECIPE_VERSION = "2"  # bump when entry_text() changes
+_TOKEN = re.compile(r"[A-Za-z_][A-Za-z0-9_]+|\d+")
+
+
+def entry_text(entry: Entry) -> str:
+    """What is embedded for an entry: title, summary, message variants and the first symptoms."""
+    observe = entry.section("observe")
+    return "\n".join(
+        [entry.meta.title, entry.meta.summary, *entry.meta.signals.messages, observe[:600]]
+    )
+
+
+def lexical_text(entry: Entry) -> str:
+    """What BM25 indexes: the distinctive words (messages weigh double)."""
+    messages = " ".join(entry.meta.signals.messages)
+    return " ".join(
+        [entry.meta.title, entry.meta.summary, messages, messages, " ".join(entry.meta.tags), entry.section("observe")[:1500]]
+    )
+
+
+def tokenize(text: str) -> list[str]:
+    """Identifier-aware tokens: keeps CUBLAS_STATUS_EXECUTION_FAILED and splits it into its parts too."""
+    out: list[str] = []
+    for tok in _TOKEN.findall(text):
+        low = tok.lower()
+        out.append(low)
+        if "_" in low:
+            out.extend(p for p in low.split("_") if len(p) > 1)
+    return out
+
+
+@dataclass
+class Index:
+    kb: KnowledgeBase
+    model: str
+    ids: list[str]
+    faiss_index: faiss.Index
+    bm25: bm25s.BM25
+    key: str
+    build_ms: float = 0.0
+    load_ms: float = 0.0
+
+
+def cache_key(kb: KnowledgeBase, model: str) -> str:
+    return hashlib.sha256(f"{kb.version}|{model}|{RECIPE_VERSION}".encode()).hexdigest()[:16]
+
+
+def _build_bm25(kb: KnowledgeBase, ids: list[str]) -> bm25s.BM25:
+    bm25 = bm25s.BM25()
+    bm25.index([tokenize(lexical_text(kb.entries[i])) for i in ids], show_progress=False)
+    return bm25
+
+
+def build(kb: KnowledgeBase, model: str, cache_dir: Path) -> Index:
+    """Embed every entry and write the index; returns it loaded."""
+    t0 = time.perf_counter()
+    ids = sorted(kb.entries)
+    vectors = embed(model, [entry_text(kb.entries[i]) for i in ids])
+    index = faiss.IndexFlatIP(vectors.shape[1])
+    index.add(vectors)
+    key = cache_key(kb, model)
+    target = cache_dir / key
+    cache_dir.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=".build-", dir=cache_dir))
+    faiss.write_index(index, str(tmp / "entries.faiss"))
+    (tmp / "meta.json").write_text(json.dumps({"ids": ids, "model": model, "kb_version": kb.version, "dim": int(vectors.shape[1])}))
+    if target.exists():
+        shutil.rmtree(target, ignore_errors=True)
+    try:
+        tmp.rename(target)
+    except OSError:  # another process won the race: theirs is identical
+        shutil.rmtree(tmp, ignore_errors=True)
+    bm25 = _build_bm25(kb, ids)
+    return Index(kb=kb, model=model, ids=ids, faiss_index=index, bm25=bm25, key=key, build_ms=(time.perf_counter() - t0) * 1000)
+
+
+def load_or_build(kb: KnowledgeBase, model: str, cache_dir: Path) -> Index:
+    """Load the cached index for this KB and model, building it when absent or stale."""
+    t0 = time.perf_counter()
+    key = cache_key(kb, model)
+    target = cache_dir / key
+    meta_path = target / "meta.json"
+    if meta_path.exists():
+        try:
+            meta = json.loads(meta_path.read_text())
+            index = faiss.read_index(str(target / "entries.faiss"))
+            if meta["ids"] == sorted(kb.entries) and index.ntotal == len(meta["ids"]):
+                bm25 = _build_bm25(kb, meta["ids"])
+                return Index(kb=kb, model=model, ids=meta["ids"], faiss_index=index, bm25=bm25, key=key,
+                             load_ms=(time.perf_counter() - t0) * 1000)
+        except (OSError, ValueError, KeyError, RuntimeError):
+            pass  # a damaged cache is rebuilt
+    return build(kb, model, cache_dir)
+
+
+def dense_search(index: Index, query: str, k: int) -> list[tuple[str, float]]:
+    vec = embed(index.model, [query])
+    scores, rows = index.faiss_index.search(vec, min(k, len(index.ids)))
+    return [(index.ids[r], float(s)) for r, s in zip(rows[0], scores[0], strict=True) if r >= 0]
+
+
+def lexical_search(index: Index, query: str, k: int) -> list[tuple[str, float]]:
+    known = [t for t in tokenize(query) if t in index.bm25.vocab_dict]
+    if not known:
+        return []
+    docs, scores = index.bm25.retrieve([known], k=min(k, len(index.ids)), show_progress=False)
+    return [(index.ids[int(d)], float(s)) for d, s in zip(docs[0], scores[0], strict=True) if s > 0]

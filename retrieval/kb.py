@@ -1,0 +1,198 @@
+"""The knowledge base: one markdown file per catalogue failure, front matter validated strictly."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from datetime import date
+from functools import lru_cache
+from pathlib import Path
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+SCHEMA_VERSION = 1
+
+SECTIONS: tuple[tuple[str, str], ...] = (
+    ("what", "What it is"),
+    ("mechanism", "Mechanism"),
+    ("observe", "What you will observe"),
+    ("confirm", "How to confirm"),
+    ("fix", "Fix"),
+    ("prevention", "Prevention"),
+    ("verify", "Verify"),
+)
+_SECTION_KEYS = {title.lower(): key for key, title in SECTIONS}
+
+
+class KBError(ValueError):
+    """An entry is malformed; the message names the file and the problem."""
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Signals(_Strict):
+    messages: list[str] = Field(min_length=1)
+    more_likely_when: list[str] = Field(default_factory=list)
+    less_likely_when: list[str] = Field(default_factory=list)
+
+
+class Software(_Strict):
+    name: str
+    versions: str
+    fixed_in: str | None = None
+    note: str | None = None
+
+    @field_validator("versions", "fixed_in", mode="before")
+    @classmethod
+    def _as_text(cls, v: object) -> object:
+        return None if v is None else str(v)
+
+
+class Affected(_Strict):
+    hardware: list[str] = Field(default_factory=list)
+    software: list[Software] = Field(default_factory=list)
+
+
+class FrontMatter(_Strict):
+    id: str = Field(pattern=r"^[a-z0-9][a-z0-9-]+$")
+    title: str = Field(min_length=5)
+    category: str
+    summary: str = Field(min_length=20)
+    tags: list[str] = Field(default_factory=list)
+    schema_version: int
+    updated: date
+    related: list[str] = Field(default_factory=list)
+    signals: Signals
+    affected: Affected
+
+    @field_validator("schema_version")
+    @classmethod
+    def _known_version(cls, v: int) -> int:
+        if v != SCHEMA_VERSION:
+            raise ValueError(f"schema_version {v} is not supported (expected {SCHEMA_VERSION})")
+        return v
+
+
+class Entry(_Strict):
+    meta: FrontMatter
+    sections: dict[str, str]
+    path: str
+
+    @property
+    def id(self) -> str:
+        return self.meta.id
+
+    @property
+    def title(self) -> str:
+        return self.meta.title
+
+    def section(self, key: str) -> str:
+        return self.sections.get(key, "")
+
+
+class KnowledgeBase(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    entries: dict[str, Entry]
+    version: str  # content hash of kb/
+
+    def get(self, entry_id: str) -> Entry | None:
+        return self.entries.get(entry_id)
+
+    def __len__(self) -> int:
+        return len(self.entries)
+
+
+_FRONT = re.compile(r"\A---\s*\n(.*?)\n---\s*\n(.*)\Z", re.S)
+_HEADING = re.compile(r"^## +(.+?)\s*$", re.M)
+
+
+def parse_entry(path: Path) -> Entry:
+    text = path.read_text(encoding="utf-8")
+    m = _FRONT.match(text)
+    if not m:
+        raise KBError(f"{path.name}: no YAML front matter between '---' lines")
+    try:
+        raw = yaml.safe_load(m.group(1))
+        meta = FrontMatter.model_validate(raw)
+    except (yaml.YAMLError, ValidationError) as exc:
+        raise KBError(f"{path.name}: invalid front matter: {exc}") from exc
+    if meta.id != path.stem:
+        raise KBError(f"{path.name}: id '{meta.id}' differs from the file name")
+    body = m.group(2)
+    heads = list(_HEADING.finditer(body))
+    sections: dict[str, str] = {}
+    order: list[str] = []
+    for i, h in enumerate(heads):
+        key = _SECTION_KEYS.get(h.group(1).strip().lower())
+        if key is None:
+            raise KBError(f"{path.name}: unknown section '## {h.group(1)}'")
+        end = heads[i + 1].start() if i + 1 < len(heads) else len(body)
+        sections[key] = body[h.end() : end].strip()
+        order.append(key)
+    expected = [key for key, _ in SECTIONS]
+    if order != expected:
+        raise KBError(f"{path.name}: sections must be, in order: " + ", ".join(t for _, t in SECTIONS))
+    return Entry(meta=meta, sections=sections, path=str(path))
+
+
+def content_hash(kb_dir: Path) -> str:
+    h = hashlib.sha256()
+    for p in sorted(kb_dir.glob("*.md")):
+        if p.name == "README.md":
+            continue
+        h.update(p.name.encode())
+        h.update(p.read_bytes())
+    return h.hexdigest()[:16]
+
+
+def load_kb(kb_dir: Path) -> KnowledgeBase:
+    """Load and validate every entry; cross-checks `related` ids."""
+    entries: dict[str, Entry] = {}
+    for p in sorted(kb_dir.glob("*.md")):
+        if p.name == "README.md":
+            continue
+        entry = parse_entry(p)
+        entries[entry.id] = entry
+    for entry in entries.values():
+        missing = [r for r in entry.meta.related if r not in entries]
+        if missing:
+            raise KBError(f"{entry.id}.md: related ids not in kb/: {', '.join(missing)}")
+    return KnowledgeBase(entries=entries, version=content_hash(kb_dir))
+
+
+@lru_cache(maxsize=4)
+def cached_kb(kb_dir: str) -> KnowledgeBase:
+    return load_kb(Path(kb_dir))
+
+
+def load_catalog(path: Path) -> dict[str, dict[str, str]]:
+    """The failure catalogue: id -> {category, title, signal}."""
+    data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    return {f["id"]: f for f in data["failures"]}
+
+
+_LIST_ITEM = re.compile(r"^\s*(?:\d+[.)]|[-*])\s+(.*)$")
+
+
+def section_steps(markdown: str) -> list[str]:
+    """Top-level list items of a section (continuation lines and code blocks folded into their item)."""
+    steps: list[str] = []
+    in_code = False
+    for line in markdown.splitlines():
+        if line.strip().startswith("```"):
+            in_code = not in_code
+            if steps:
+                steps[-1] += "\n" + line
+            continue
+        m = _LIST_ITEM.match(line) if not in_code and not line.startswith(("  ", "\t")) else None
+        if m:
+            steps.append(m.group(1).strip())
+        elif steps and (line.strip() or in_code):
+            steps[-1] += "\n" + line
+    if not steps and markdown.strip():
+        steps = [p.strip() for p in markdown.split("\n\n") if p.strip()]
+    return [s.strip() for s in steps]

@@ -1,0 +1,84 @@
+"""The retrieval query: the masked lines around the initiating error plus the key facts, never the whole log."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from service.models import Facts, LineRef, MaskedLog
+
+_MAX_CHARS = 1_600
+_PREFIX = re.compile(
+    r"^(?:\S+: )?(?:\[(?:rank|default)\d+\]:|\d{1,4}: |\[\d+,\d+\]<std\w+>:)?\s*"
+    r"(?:\[?\d{4}-\d\d-\d\d[ T][\d:.,]+Z?\]?\s*)?(?:\[?[IWEF]\d{4} [\d:.]+ \d+ [\w.]+:\d+\]\s*)?"
+)
+_KEY_FACTS = ("optimizer", "gpu_model", "precision", "launcher", "zero_stage")
+
+
+_DENSE_CHARS = 360
+
+
+@dataclass(frozen=True)
+class Query:
+    text: str  # for lexical search: every picked line and the key facts
+    dense_text: str  # for the embedding: the few most telling lines, short enough to embed in milliseconds
+    lines: list[LineRef]
+
+
+def strip_prefix(text: str) -> str:
+    """Remove rank prefixes and timestamps so the words that matter lead."""
+    return _PREFIX.sub("", text, count=1).strip()
+
+
+def _context(log: MaskedLog, ref: LineRef, before: int = 2, after: int = 3) -> list[LineRef]:
+    for f in log.files:
+        if f.name == ref.file:
+            lo, hi = max(1, ref.line - before), min(len(f.lines), ref.line + after)
+            return [LineRef(file=f.name, line=i, rank=ref.rank, text=f.lines[i - 1]) for i in range(lo, hi + 1)]
+    return [ref]
+
+
+def build_query(log: MaskedLog, facts: Facts) -> Query:
+    picked: list[LineRef] = []
+    seen: set[str] = set()
+
+    def add(ref: LineRef) -> None:
+        text = strip_prefix(ref.text)
+        if text and text not in seen and len(text) > 3:
+            seen.add(text)
+            picked.append(ref.model_copy(update={"text": text}))
+
+    if facts.initiating_event:
+        for ref in _context(log, facts.initiating_event.ref):
+            add(ref)
+    for hit in facts.rule_hits[:3]:
+        for ref in hit.lines[:2]:
+            add(ref)
+    causes = [e for e in facts.events if not e.collateral]
+    mine = [e for e in causes if facts.initiating_rank is None or e.ref.rank == facts.initiating_rank]
+    for e in (mine or causes)[:8]:
+        add(e.ref)
+    for e in causes[-4:]:
+        add(e.ref)
+    if not picked:  # no error line at all: the tail is the best we have
+        for f in log.files:
+            for i, text in enumerate(f.lines[-15:], start=max(1, len(f.lines) - 14)):
+                add(LineRef(file=f.name, line=i, text=text))
+    fact_words = [f"{name.replace('_', ' ')} {facts.get(name)}" for name in _KEY_FACTS if facts.get(name)]
+    text = "\n".join(r.text for r in picked)
+    if len(text) > _MAX_CHARS:
+        text = text[:_MAX_CHARS]
+    facts_line = "; ".join(fact_words)
+    if facts_line:
+        text += "\n" + facts_line
+    first = [strip_prefix(facts.initiating_event.ref.text)] if facts.initiating_event else []
+    ruled = [strip_prefix(ref.text) for hit in facts.rule_hits[:2] for ref in hit.lines[:1]]
+    dense_lines: list[str] = []
+    for line in [*first, *ruled, *(r.text for r in picked)]:
+        if line in dense_lines:
+            continue
+        if dense_lines and sum(map(len, dense_lines)) + len(line) > _DENSE_CHARS:
+            break
+        dense_lines.append(line[:_DENSE_CHARS])
+    dense = "\n".join([*dense_lines, facts_line]).strip()
+    return Query(text=text, dense_text=dense.strip(), lines=picked)

@@ -1,0 +1,72 @@
+"""The REST API (and, mounted beside it, the web pages and Slack). ``create_app`` is the factory."""
+
+from __future__ import annotations
+
+import logging
+import secrets
+import time
+from contextlib import asynccontextmanager
+from typing import Any
+
+from anyio import to_thread
+from fastapi import FastAPI, Request, Response
+from fastapi.middleware.cors import CORSMiddleware
+
+from service.api import errors
+from service.api.routes import router
+from service.pipeline import Engine
+from service.settings import Settings, get_settings
+
+log = logging.getLogger("crashdoc.api")
+
+SECURITY_HEADERS = {
+    "X-Content-Type-Options": "nosniff",
+    "X-Frame-Options": "DENY",
+    "Referrer-Policy": "no-referrer",
+    "Content-Security-Policy": "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; script-src 'self'; frame-ancestors 'none'",
+}
+
+
+def create_app(settings: Settings | None = None, engine: Engine | None = None) -> FastAPI:
+    settings = settings or get_settings()
+    engine = engine or Engine(settings)
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> Any:
+        await to_thread.run_sync(engine.warm)
+        _ = engine.store
+        if settings.retention_days > 0:
+            purged = engine.store.purge(settings.retention_days)
+            if purged:
+                log.info("purged %d diagnoses older than %d days", purged, settings.retention_days)
+        yield
+
+    app = FastAPI(
+        title="crashdoc",
+        version="0.1.0",
+        summary="Why did my GPU training run die, and how do I fix it?",
+        lifespan=lifespan,
+    )
+    app.state.engine = engine
+    app.state.settings = settings
+    errors.install(app)
+    if settings.cors_origins:
+        app.add_middleware(CORSMiddleware, allow_origins=settings.cors_origins, allow_methods=["GET", "POST", "DELETE"],
+                           allow_headers=["Authorization", "Content-Type", "Content-Encoding"])
+
+    @app.middleware("http")
+    async def request_id(request: Request, call_next: Any) -> Response:
+        rid = request.headers.get("x-request-id", "")[:64] or secrets.token_hex(8)
+        if not rid.replace("-", "").isalnum():
+            rid = secrets.token_hex(8)
+        request.state.request_id = rid
+        t0 = time.perf_counter()
+        response: Response = await call_next(request)
+        response.headers["X-Request-ID"] = rid
+        for k, v in SECURITY_HEADERS.items():
+            response.headers.setdefault(k, v)
+        log.info("%s %s %s %d %.0fms", rid, request.method, request.url.path, response.status_code, (time.perf_counter() - t0) * 1000)
+        return response
+
+    app.include_router(router)
+    return app

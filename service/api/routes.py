@@ -1,0 +1,73 @@
+"""The REST endpoints. They hold no pipeline logic: they read input, call ``diagnose()``, answer JSON."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from anyio import to_thread
+from fastapi import APIRouter, Request
+
+from service.api.uploads import read_sources
+from service.errors import NotFound
+from service.models import Diagnosis
+from service.pipeline import Engine, diagnose
+
+router = APIRouter()
+
+_LOG_BODY = {
+    "requestBody": {
+        "required": True,
+        "content": {
+            "text/plain": {"schema": {"type": "string"}, "example": "Traceback (most recent call last): ..."},
+            "multipart/form-data": {
+                "schema": {"type": "object", "properties": {"files": {"type": "array", "items": {"type": "string", "format": "binary"}}}}
+            },
+        },
+    }
+}
+
+
+def _engine(request: Request) -> Engine:
+    return request.app.state.engine  # type: ignore[no-any-return]
+
+
+@router.get("/healthz", tags=["service"])
+def healthz(request: Request) -> dict[str, Any]:
+    engine = _engine(request)
+    return {"status": "ok", "kb_version": engine.kb.version, "entries": len(engine.kb)}
+
+
+@router.post("/v1/diagnoses", status_code=201, response_model=Diagnosis, tags=["diagnoses"], openapi_extra=_LOG_BODY)
+async def create_diagnosis(request: Request) -> Diagnosis:
+    """Diagnose the files of one run: the log as the raw body (text/plain, gzip accepted) or multipart `files`."""
+    engine = _engine(request)
+    sources = await read_sources(request, engine.limits)
+    return await to_thread.run_sync(lambda: diagnose(engine, sources))
+
+
+@router.get("/v1/diagnoses/{diagnosis_id}", response_model=Diagnosis, tags=["diagnoses"])
+def get_diagnosis(diagnosis_id: str, request: Request) -> Diagnosis:
+    return _engine(request).store.get(diagnosis_id)
+
+
+@router.get("/v1/kb", tags=["encyclopedia"])
+def list_entries(request: Request) -> dict[str, Any]:
+    kb = _engine(request).kb
+    entries = [
+        {"id": e.id, "title": e.title, "category": e.meta.category, "summary": e.meta.summary, "tags": e.meta.tags}
+        for e in sorted(kb.entries.values(), key=lambda e: (e.meta.category, e.id))
+    ]
+    return {"kb_version": kb.version, "entries": entries}
+
+
+@router.get("/v1/kb/{entry_id}", tags=["encyclopedia"])
+def get_entry(entry_id: str, request: Request) -> dict[str, Any]:
+    entry = _engine(request).kb.get(entry_id)
+    if entry is None:
+        raise NotFound(f"No entry '{entry_id}'.", hint="GET /v1/kb lists the entries.")
+    return {
+        **entry.meta.model_dump(mode="json"),
+        "sections": entry.sections,
+        "markdown": Path(entry.path).read_text(encoding="utf-8"),
+    }

@@ -1,0 +1,61 @@
+"""The ``crashdoc`` command. Each sub-command is a small module registered in ``COMMANDS``."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+from service.cli import diagnose, explain, kb, mask, serve
+from service.errors import CrashdocError
+
+# (name, module): each module has ``add_parser(subparsers)`` and ``run(args) -> int``.
+COMMANDS = (
+    ("diagnose", diagnose),
+    ("explain", explain),
+    ("mask", mask),
+    ("kb", kb),
+    ("serve", serve),
+)
+
+DESCRIPTION = """\
+crashdoc tells you why a GPU training run died and how to fix it.
+
+The log is masked on this machine before anything reads it (secrets, hosts, user names);
+nothing is uploaded. Examples:
+
+  crashdoc diagnose train.log                  # a person reads the answer
+  crashdoc diagnose rank_*.log --format json   # the files of one run, JSON for a bot
+  kubectl logs job/train | crashdoc diagnose - # from stdin
+  crashdoc mask train.log.gz > safe.log        # preview exactly what would leave the machine
+"""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="crashdoc", description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub.required = True
+    for _, module in COMMANDS:
+        module.add_parser(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args.run(args))
+    except CrashdocError as exc:
+        print(f"crashdoc: {exc.message}" + (f" {exc.hint}" if exc.hint else ""), file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("crashdoc: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

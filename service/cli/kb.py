@@ -1,0 +1,70 @@
+"""``crashdoc kb``: list, show and build the encyclopedia's index."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    p = sub.add_parser("kb", help="the encyclopedia: list, show, build the search index")
+    kb_sub = p.add_subparsers(dest="kb_command", metavar="KB_COMMAND")
+    kb_sub.required = True
+    ls = kb_sub.add_parser("list", help="list every entry")
+    ls.add_argument("--format", choices=("text", "json"), default="text")
+    ls.set_defaults(run=run_list)
+    show = kb_sub.add_parser("show", help="print one entry")
+    show.add_argument("id", help="entry id, e.g. cuda-oom")
+    show.set_defaults(run=run_show)
+    build = kb_sub.add_parser("build", help="embed every entry and write the FAISS index (cached by content hash)")
+    build.add_argument("--force", action="store_true", help="rebuild even when the cache is current")
+    build.set_defaults(run=run_build)
+
+
+def _kb():  # type: ignore[no-untyped-def]
+    from retrieval.kb import load_kb
+    from service.settings import get_settings
+
+    return load_kb(get_settings().kb_dir)
+
+
+def run_list(args: argparse.Namespace) -> int:
+    kb = _kb()
+    rows = [{"id": e.id, "title": e.title, "category": e.meta.category, "tags": e.meta.tags} for e in kb.entries.values()]
+    rows.sort(key=lambda r: (r["category"], r["id"]))
+    if args.format == "json":
+        sys.stdout.write(json.dumps({"kb_version": kb.version, "entries": rows}, indent=2) + "\n")
+        return 0
+    for r in rows:
+        sys.stdout.write(f"{r['category']:<12} {r['id']:<46} {r['title']}\n")
+    sys.stdout.write(f"{len(rows)} entries · kb {kb.version}\n")
+    return 0
+
+
+def run_show(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from service.errors import NotFound
+
+    entry = _kb().get(args.id)
+    if entry is None:
+        raise NotFound(f"No entry '{args.id}'.", hint="See `crashdoc kb list`.")
+    sys.stdout.write(Path(entry.path).read_text(encoding="utf-8"))
+    return 0
+
+
+def run_build(args: argparse.Namespace) -> int:
+    from retrieval.index import build, load_or_build
+    from service.settings import get_settings
+
+    settings = get_settings()
+    kb = _kb()
+    t0 = time.perf_counter()
+    cache = settings.data_dir / "index"
+    index = build(kb, settings.embedding_model, cache) if args.force else load_or_build(kb, settings.embedding_model, cache)
+    ms = (time.perf_counter() - t0) * 1000
+    how = "built" if index.build_ms else "loaded from cache"
+    sys.stdout.write(f"{len(index.ids)} entries {how} in {ms:.0f} ms · model {settings.embedding_model} · key {index.key}\n")
+    return 0

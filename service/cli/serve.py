@@ -1,0 +1,23 @@
+"""``crashdoc serve``: the REST API, the web pages and the Slack endpoints."""
+
+from __future__ import annotations
+
+import argparse
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    p = sub.add_parser("serve", help="run the service (REST API, web pages, Slack) on the embedded defaults")
+    p.add_argument("--host", default="127.0.0.1", help="interface to bind (default: 127.0.0.1)")
+    p.add_argument("--port", type=int, default=8000, help="port (default: 8000)")
+    p.add_argument("--workers", type=int, default=1, help="worker processes (default: 1)")
+    p.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    import uvicorn
+
+    uvicorn.run(
+        "service.api:create_app", factory=True, host=args.host, port=args.port, workers=args.workers,
+        log_level="info", access_log=False,
+    )
+    return 0

@@ -1,0 +1,212 @@
+"""Typed values that pass between the pipeline's stages.
+
+    ingest -> RawRun -> mask -> MaskedLog -> extract_facts -> Facts
+           -> retrieve -> list[Hit] -> compose -> Diagnosis
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class _Frozen(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+
+# ---------------------------------------------------------------- ingest
+
+
+class Source(_Frozen):
+    """One input file as it arrived: a name and its bytes (maybe gzip)."""
+
+    name: str
+    data: bytes
+
+
+class LogFile(_Frozen):
+    """One decoded file: text lines with ANSI sequences, NULs and carriage-return redraws removed."""
+
+    name: str
+    lines: list[str]
+    bytes_in: int = 0
+    truncated_lines: int = 0
+
+
+class RawRun(_Frozen):
+    """The decoded files of ONE run. Never stored, never logged: the masker is its only reader."""
+
+    files: list[LogFile]
+
+    @property
+    def line_count(self) -> int:
+        return sum(len(f.lines) for f in self.files)
+
+
+# ---------------------------------------------------------------- mask
+
+
+class MaskedFile(_Frozen):
+    name: str
+    lines: list[str]
+
+
+class MaskedLog(_Frozen):
+    """What leaves the masker: the only form of the log anything downstream sees."""
+
+    files: list[MaskedFile]
+    counts: dict[str, int] = Field(default_factory=dict)
+
+    def line(self, file: str, line: int) -> str | None:
+        """Text of ``line`` (1-based) in ``file``, or None when there is no such line."""
+        for f in self.files:
+            if f.name == file:
+                return f.lines[line - 1] if 0 < line <= len(f.lines) else None
+        return None
+
+    @property
+    def line_count(self) -> int:
+        return sum(len(f.lines) for f in self.files)
+
+
+# ---------------------------------------------------------------- facts
+
+
+class LineRef(_Frozen):
+    """A line of the masked log: where it is, which rank printed it, and its text."""
+
+    file: str
+    line: int
+    rank: int | None = None
+    text: str
+
+
+class Fact(_Frozen):
+    name: str
+    value: str
+    file: str
+    line: int
+    source: str  # the fact rule that produced it
+
+    def public(self) -> dict[str, object]:
+        return {"value": self.value, "file": self.file, "line": self.line, "source": self.source}
+
+
+class RuleHit(_Frozen):
+    """A signature rule that fired: the entry it proposes, how strongly, and the lines that matched."""
+
+    rule_id: str
+    entry_id: str
+    strength: float
+    lines: list[LineRef]
+    reasons: list[str] = Field(default_factory=list)
+
+
+class ErrorEvent(_Frozen):
+    """An error line on the timeline, classified as a cause candidate or as collateral."""
+
+    ref: LineRef
+    kind: str  # short label: "oom", "nccl-timeout", "sigterm", ...
+    collateral: bool
+    why: str = ""
+    order: int = 0  # position on the cross-rank timeline
+    timestamp: str | None = None
+
+
+class Collateral(_Frozen):
+    rank: int | None
+    file: str
+    line: int
+    text: str
+    why: str
+
+
+class Facts(_Frozen):
+    """Everything the deterministic stage knows about the run, each item with its source line."""
+
+    values: dict[str, Fact] = Field(default_factory=dict)
+    rule_hits: list[RuleHit] = Field(default_factory=list)
+    events: list[ErrorEvent] = Field(default_factory=list)
+    ranks_seen: list[int] = Field(default_factory=list)
+    initiating_rank: int | None = None
+    initiating_event: ErrorEvent | None = None
+    collateral: list[Collateral] = Field(default_factory=list)
+    notes: list[str] = Field(default_factory=list)
+
+    def get(self, name: str) -> str | None:
+        fact = self.values.get(name)
+        return fact.value if fact else None
+
+
+# ---------------------------------------------------------------- retrieve
+
+
+class Hit(_Frozen):
+    """A candidate entry with its fused score and what each retrieval source gave it."""
+
+    entry_id: str
+    title: str
+    score: float
+    sources: dict[str, float] = Field(default_factory=dict)
+    ranks: dict[str, int] = Field(default_factory=dict)
+
+
+# ---------------------------------------------------------------- compose (the JSON contract)
+
+
+class Candidate(BaseModel):
+    entry_id: str
+    title: str
+    score: float
+    sources: list[str]
+    source_scores: dict[str, float] = Field(default_factory=dict)
+
+
+class Evidence(BaseModel):
+    file: str
+    line: int
+    rank: int | None = None
+    text: str
+
+
+class FactOut(BaseModel):
+    value: str
+    file: str
+    line: int
+    source: str
+
+
+class CollateralOut(BaseModel):
+    rank: int | None = None
+    file: str
+    line: int
+    text: str
+    why: str
+
+
+class Diagnosis(BaseModel):
+    """The JSON contract served by the CLI (``--format json``) and the API. Names are stable."""
+
+    id: str
+    entry_id: str | None
+    title: str
+    category: str | None
+    confidence: float
+    summary: str
+    candidates: list[Candidate]
+    evidence: list[Evidence]
+    facts: dict[str, FactOut]
+    initiating_rank: int | None
+    collateral: list[CollateralOut]
+    fix: list[str]
+    verify: list[str]
+    masked: dict[str, int]
+    timings_ms: dict[str, float]
+    kb_version: str
+    composer: str
+    notes: list[str] = Field(default_factory=list)
+    explanation: str | None = None
+    files: list[dict[str, object]] = Field(default_factory=list)
+    llm: dict[str, object] | None = None
+    created_at: str = Field(default_factory=lambda: datetime.now(UTC).isoformat(timespec="seconds"))

@@ -1,0 +1,119 @@
+"""The one place the flow lives. The CLI, the API, Slack and the web page all call ``diagnose()``.
+
+    ingest -> mask -> extract_facts -> retrieve -> compose -> store
+"""
+
+from __future__ import annotations
+
+import secrets
+import threading
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import cached_property
+
+from retrieval import retrieve
+from retrieval.index import Index, load_or_build
+from retrieval.kb import KnowledgeBase, load_kb
+from service.compose import compose
+from service.facts import extract_facts
+from service.ingest import Limits, ingest
+from service.masking import Masker, get_masker, mask
+from service.models import Diagnosis, Evidence, MaskedLog, Source
+from service.settings import Settings
+from service.store import Store
+
+_EXCERPT_CONTEXT = 3
+_EXCERPT_MAX_LINES = 200
+
+
+def new_id() -> str:
+    return "d_" + secrets.token_urlsafe(12).replace("-", "x").replace("_", "y")
+
+
+@dataclass
+class Engine:
+    """The heavy, shared parts of the pipeline, built lazily once per process."""
+
+    settings: Settings
+
+    def __post_init__(self) -> None:
+        self._lock = threading.Lock()
+
+    @cached_property
+    def kb(self) -> KnowledgeBase:
+        return load_kb(self.settings.kb_dir)
+
+    @cached_property
+    def index(self) -> Index:
+        with self._lock:
+            return load_or_build(self.kb, self.settings.embedding_model, self.settings.data_dir / "index")
+
+    @cached_property
+    def masker(self) -> Masker:
+        return get_masker()
+
+    @cached_property
+    def store(self) -> Store:
+        return Store(self.settings.resolved_database_url)
+
+    @cached_property
+    def limits(self) -> Limits:
+        return Limits.from_settings(self.settings)
+
+    def warm(self) -> None:
+        """Load everything now (the service does this at start so the first request is fast)."""
+        _ = self.kb, self.index, self.masker
+        from retrieval.index import dense_search
+
+        dense_search(self.index, "warm-up", 1)
+
+
+def masked_excerpt(log: MaskedLog, diagnosis: Diagnosis) -> list[Evidence]:
+    """What is stored besides the diagnosis: the masked lines around the evidence, nothing more."""
+    wanted: dict[str, set[int]] = {}
+    for ev in [*diagnosis.evidence, *diagnosis.collateral[:10]]:
+        lines = wanted.setdefault(ev.file, set())
+        lines.update(range(ev.line - _EXCERPT_CONTEXT, ev.line + _EXCERPT_CONTEXT + 1))
+    out: list[Evidence] = []
+    for f in log.files:
+        for n in sorted(wanted.get(f.name, ())):
+            if 0 < n <= len(f.lines):
+                out.append(Evidence(file=f.name, line=n, text=f.lines[n - 1]))
+    return out[:_EXCERPT_MAX_LINES]
+
+
+def diagnose(
+    engine: Engine,
+    sources: Sequence[Source],
+    *,
+    store: bool = True,
+    workspace_id: str | None = None,
+) -> Diagnosis:
+    """Run the whole pipeline on the files of one run; store the masked result unless told not to."""
+    timings: dict[str, float] = {}
+
+    def timed(stage: str, t0: float) -> float:
+        now = time.perf_counter()
+        timings[stage] = round((now - t0) * 1000, 2)
+        return now
+
+    t = time.perf_counter()
+    raw = ingest(sources, engine.limits)
+    t = timed("ingest", t)
+    log = mask(raw, engine.masker)
+    del raw  # nothing downstream may see the unmasked log
+    t = timed("mask", t)
+    facts = extract_facts(log)
+    t = timed("facts", t)
+    hits = retrieve(log, facts, engine.index)
+    t = timed("retrieve", t)
+    diagnosis = compose(log, facts, hits, engine.kb, settings=engine.settings, diagnosis_id=new_id())
+    t = timed("compose", t)
+    timings["total"] = round(sum(timings.values()), 2)
+    diagnosis.timings_ms = timings
+    if store:
+        engine.store.save(diagnosis, masked_excerpt(log, diagnosis), workspace_id=workspace_id)
+        timed("store", t)  # reported to the caller; the stored copy has the stages before it
+        timings["total"] = round(sum(v for k, v in timings.items() if k != "total"), 2)
+    return diagnosis

@@ -1,0 +1,79 @@
+"""The one settings object: every knob comes from a ``CRASHDOC_*`` environment variable."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+
+from pydantic import Field, SecretStr
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+
+
+def _default_data_dir() -> Path:
+    return Path.home() / ".crashdoc"
+
+
+class Settings(BaseSettings):
+    """Built once per process (``get_settings``) and passed to whatever needs it."""
+
+    model_config = SettingsConfigDict(env_prefix="CRASHDOC_", extra="ignore")
+
+    data_dir: Path = Field(default_factory=_default_data_dir)
+    database_url: str | None = None  # default: sqlite in data_dir
+    kb_dir: Path = REPO_ROOT / "kb"
+    prompts_dir: Path = REPO_ROOT / "prompts"
+    catalog_path: Path | None = None  # default: ../shared/failure-catalog.yaml when present
+
+    # Retrieval.
+    embedding_model: str = "packaged:all-MiniLM-L6-v2"
+    unknown_threshold: float = 0.35
+
+    # Ingest limits.
+    max_upload_bytes: int = 64 * 1024 * 1024
+    max_decompressed_bytes: int = 256 * 1024 * 1024
+    max_files: int = 64
+    max_line_chars: int = 16_384
+    max_question_chars: int = 2_000
+
+    # LLM composer (off unless a model is named).
+    llm_model: str | None = None
+    llm_api_base: str | None = None
+    llm_api_key: SecretStr | None = None
+    llm_timeout_s: float = 30.0
+    llm_max_tokens: int = 1_500
+    llm_temperature: float = 0.0
+    llm_budget_s: float = 60.0
+    llm_max_retries: int = 2
+    llm_excerpt_lines: int = 160
+
+    # Service.
+    allow_anonymous: bool = True
+    cors_origins: list[str] = []
+    public_url: str | None = None
+    slack_signing_secret: SecretStr | None = None
+    retention_days: int = 0  # 0 keeps diagnoses forever
+
+    # Plans: daily diagnosis allowance per workspace.
+    plan_free_daily: int = 5
+    plan_scale_daily: int = 50
+    plan_free_questions_daily: int = 20
+    plan_scale_questions_daily: int = 500
+
+    @property
+    def resolved_database_url(self) -> str:
+        if self.database_url:
+            return self.database_url
+        return f"sqlite:///{self.data_dir / 'crashdoc.db'}"
+
+    @property
+    def resolved_catalog_path(self) -> Path:
+        if self.catalog_path:
+            return self.catalog_path
+        return REPO_ROOT.parent / "shared" / "failure-catalog.yaml"
+
+
+@lru_cache(maxsize=1)
+def get_settings() -> Settings:
+    return Settings()

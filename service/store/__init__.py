@@ -1,0 +1,132 @@
+"""Storage: SQLite by default (``CRASHDOC_DATA_DIR``), any SQLAlchemy URL via ``CRASHDOC_DATABASE_URL``.
+
+SQLAlchemy errors are translated here into ``StoreError``; nothing else in crashdoc imports SQLAlchemy.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+from alembic import command
+from alembic.config import Config
+from sqlalchemy import create_engine, delete, event, func, select
+from sqlalchemy.engine import Engine
+from sqlalchemy.exc import SQLAlchemyError
+from sqlalchemy.orm import Session, sessionmaker
+
+from service.errors import NotFound, StoreError
+from service.models import Diagnosis, Evidence
+from service.store.schema import DiagnosisRow, MessageRow
+
+_MIGRATIONS = Path(__file__).resolve().parent.parent / "migrations"
+_migrate_lock = threading.Lock()
+
+
+def _sqlite_pragmas(dbapi_conn, _record) -> None:  # type: ignore[no-untyped-def]
+    cur = dbapi_conn.cursor()
+    cur.execute("PRAGMA journal_mode=WAL")
+    cur.execute("PRAGMA busy_timeout=5000")
+    cur.execute("PRAGMA foreign_keys=ON")
+    cur.close()
+
+
+def migrate(engine: Engine) -> None:
+    """Bring the schema to the latest Alembic revision."""
+    cfg = Config(str(_MIGRATIONS / "alembic.ini"))
+    cfg.set_main_option("script_location", str(_MIGRATIONS))
+    with _migrate_lock, engine.begin() as conn:
+        cfg.attributes["connection"] = conn
+        command.upgrade(cfg, "head")
+
+
+class Store:
+    def __init__(self, url: str) -> None:
+        try:
+            if url.startswith("sqlite:///"):
+                Path(url.removeprefix("sqlite:///")).parent.mkdir(parents=True, exist_ok=True)
+            self.engine = create_engine(url, pool_pre_ping=True)
+            if self.engine.dialect.name == "sqlite":
+                event.listen(self.engine, "connect", _sqlite_pragmas)
+            migrate(self.engine)
+        except (SQLAlchemyError, OSError) as exc:
+            raise StoreError(f"Cannot open the database: {exc}", hint="Check CRASHDOC_DATA_DIR / CRASHDOC_DATABASE_URL.") from exc
+        self._sessions = sessionmaker(self.engine, expire_on_commit=False)
+
+    @contextmanager
+    def session(self) -> Iterator[Session]:
+        try:
+            with self._sessions.begin() as s:
+                yield s
+        except SQLAlchemyError as exc:
+            raise StoreError(f"The database is unavailable: {exc.__class__.__name__}", hint="Retry shortly.") from exc
+
+    # ------------------------------------------------------------ diagnoses
+
+    def save(self, diagnosis: Diagnosis, excerpt: list[Evidence], workspace_id: str | None = None) -> None:
+        row = DiagnosisRow(
+            id=diagnosis.id,
+            workspace_id=workspace_id,
+            created_at=datetime.now(UTC),
+            entry_id=diagnosis.entry_id,
+            confidence=diagnosis.confidence,
+            composer=diagnosis.composer,
+            body=diagnosis.model_dump_json(),
+            excerpt=json.dumps([e.model_dump() for e in excerpt]),
+        )
+        with self.session() as s:
+            s.add(row)
+
+    def _row(self, s: Session, diagnosis_id: str, workspace_id: str | None) -> DiagnosisRow:
+        row = s.get(DiagnosisRow, diagnosis_id)
+        if row is None or row.workspace_id != workspace_id:
+            raise NotFound(f"No diagnosis '{diagnosis_id}'.", hint="Check the id; diagnoses may be purged after the retention period.")
+        return row
+
+    def get(self, diagnosis_id: str, workspace_id: str | None = None) -> Diagnosis:
+        with self.session() as s:
+            return Diagnosis.model_validate_json(self._row(s, diagnosis_id, workspace_id).body)
+
+    def excerpt(self, diagnosis_id: str, workspace_id: str | None = None) -> list[Evidence]:
+        with self.session() as s:
+            return [Evidence(**e) for e in json.loads(self._row(s, diagnosis_id, workspace_id).excerpt)]
+
+    def list(self, workspace_id: str | None, *, limit: int = 20, offset: int = 0) -> tuple[list[Diagnosis], int]:
+        with self.session() as s:
+            q = select(DiagnosisRow).where(DiagnosisRow.workspace_id.is_(None) if workspace_id is None else DiagnosisRow.workspace_id == workspace_id)
+            total = s.scalar(select(func.count()).select_from(q.subquery())) or 0
+            rows = s.scalars(q.order_by(DiagnosisRow.created_at.desc(), DiagnosisRow.id).limit(limit).offset(offset)).all()
+            return [Diagnosis.model_validate_json(r.body) for r in rows], int(total)
+
+    def delete(self, diagnosis_id: str, workspace_id: str | None = None) -> None:
+        with self.session() as s:
+            row = self._row(s, diagnosis_id, workspace_id)
+            s.execute(delete(MessageRow).where(MessageRow.diagnosis_id == row.id))
+            s.delete(row)
+
+    def purge(self, older_than_days: int) -> int:
+        """Remove diagnoses (and their chat) older than the retention period; returns how many."""
+        cutoff = datetime.now(UTC) - timedelta(days=older_than_days)
+        with self.session() as s:
+            ids = s.scalars(select(DiagnosisRow.id).where(DiagnosisRow.created_at < cutoff)).all()
+            if ids:
+                s.execute(delete(MessageRow).where(MessageRow.diagnosis_id.in_(ids)))
+                s.execute(delete(DiagnosisRow).where(DiagnosisRow.id.in_(ids)))
+            return len(ids)
+
+    # ------------------------------------------------------------ chat
+
+    def add_message(self, diagnosis_id: str, role: str, body: str, workspace_id: str | None = None) -> None:
+        with self.session() as s:
+            self._row(s, diagnosis_id, workspace_id)
+            s.add(MessageRow(diagnosis_id=diagnosis_id, created_at=datetime.now(UTC), role=role, body=body))
+
+    def messages(self, diagnosis_id: str, workspace_id: str | None = None) -> list[tuple[str, str, datetime]]:
+        with self.session() as s:
+            self._row(s, diagnosis_id, workspace_id)
+            rows = s.scalars(select(MessageRow).where(MessageRow.diagnosis_id == diagnosis_id).order_by(MessageRow.id)).all()
+            return [(r.role, r.body, r.created_at) for r in rows]
