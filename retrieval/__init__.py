@@ -8,7 +8,7 @@ from retrieval.index import Index, dense_search, lexical_search
 from retrieval.query import Query, build_query
 from service.models import Facts, Hit, MaskedLog
 
-__all__ = ["FusionWeights", "Query", "build_query", "retrieve"]
+__all__ = ["FusionWeights", "Query", "build_query", "fuse", "retrieve", "search_sources"]
 
 _K = 10
 
@@ -35,6 +35,39 @@ def _normalise_dense(results: list[tuple[str, float]]) -> dict[str, float]:
     return {eid: max(0.0, min(1.0, (s - 0.15) / 0.55)) for eid, s in results}
 
 
+def search_sources(log: MaskedLog, facts: Facts, index: Index, query: Query, sources: tuple[str, ...]) -> dict[str, dict[str, float]]:
+    """Each source's candidates with its normalised score in 0..1."""
+    per_source: dict[str, dict[str, float]] = {"rule": {}, "dense": {}, "lexical": {}}
+    for hit in facts.rule_hits:
+        per_source["rule"][hit.entry_id] = max(per_source["rule"].get(hit.entry_id, 0.0), hit.strength)
+    if "dense" in sources:
+        per_source["dense"] = _normalise_dense(dense_search(index, query.dense_text, _K))
+    if "lexical" in sources:
+        per_source["lexical"] = _normalise_lexical(lexical_search(index, query.text, _K))
+    return per_source
+
+
+def fuse(per_source: dict[str, dict[str, float]], index: Index, weights: FusionWeights) -> list[Hit]:
+    """One ranking from the sources' scores: a weighted sum, sources missing a candidate give it 0."""
+    w = {"rule": weights.rule, "dense": weights.dense, "lexical": weights.lexical}
+    active = [s for s in weights.sources if s in w]
+    total_w = sum(w[s] for s in active) or 1.0
+    ranks = {s: {eid: r for r, (eid, _) in enumerate(sorted(per_source[s].items(), key=lambda kv: -kv[1]))} for s in active}
+    hits: list[Hit] = []
+    for eid in {eid for s in active for eid in per_source[s]}:
+        entry = index.kb.get(eid)
+        if entry is None:
+            continue
+        score = sum(w[s] * per_source[s].get(eid, 0.0) for s in active) / total_w
+        hits.append(
+            Hit(entry_id=eid, title=entry.title, score=round(score, 4),
+                sources={s: round(per_source[s][eid], 4) for s in active if eid in per_source[s]},
+                ranks={s: ranks[s][eid] for s in active if eid in ranks[s]})
+        )
+    hits.sort(key=lambda h: (-h.score, h.entry_id))
+    return hits
+
+
 def retrieve(
     log: MaskedLog,
     facts: Facts,
@@ -46,28 +79,4 @@ def retrieve(
     """Stage entry point: candidates in fused order, each with what every source gave it."""
     weights = weights or FusionWeights()
     query = query or build_query(log, facts)
-    per_source: dict[str, dict[str, float]] = {"rule": {}, "dense": {}, "lexical": {}}
-    for hit in facts.rule_hits:
-        per_source["rule"][hit.entry_id] = max(per_source["rule"].get(hit.entry_id, 0.0), hit.strength)
-    if "dense" in weights.sources:
-        per_source["dense"] = _normalise_dense(dense_search(index, query.dense_text, _K))
-    if "lexical" in weights.sources:
-        per_source["lexical"] = _normalise_lexical(lexical_search(index, query.text, _K))
-    w = {"rule": weights.rule, "dense": weights.dense, "lexical": weights.lexical}
-    active = [s for s in weights.sources if s in w]
-    total_w = sum(w[s] for s in active) or 1.0
-    ranks = {s: {eid: r for r, (eid, _) in enumerate(sorted(per_source[s].items(), key=lambda kv: -kv[1]))} for s in active}
-    ids = {eid for s in active for eid in per_source[s]}
-    hits: list[Hit] = []
-    for eid in ids:
-        entry = index.kb.get(eid)
-        if entry is None:
-            continue
-        score = sum(w[s] * per_source[s].get(eid, 0.0) for s in active) / total_w
-        sources = {s: round(per_source[s][eid], 4) for s in active if eid in per_source[s]}
-        hits.append(
-            Hit(entry_id=eid, title=entry.title, score=round(score, 4), sources=sources,
-                ranks={s: ranks[s][eid] for s in active if eid in ranks[s]})
-        )
-    hits.sort(key=lambda h: (-h.score, h.entry_id))
-    return hits
+    return fuse(search_sources(log, facts, index, query, weights.sources), index, weights)

@@ -12,14 +12,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
 
-from retrieval import retrieve
+from retrieval import FusionWeights, Query, build_query, fuse, search_sources
 from retrieval.index import Index, load_or_build
 from retrieval.kb import KnowledgeBase, load_kb
 from service.compose import compose
 from service.facts import extract_facts
 from service.ingest import Limits, ingest
 from service.masking import Masker, get_masker, mask
-from service.models import Diagnosis, Evidence, MaskedLog, Source
+from service.models import Diagnosis, Evidence, Facts, Hit, MaskedLog, Source
 from service.settings import Settings
 from service.store import Store
 
@@ -83,6 +83,49 @@ def masked_excerpt(log: MaskedLog, diagnosis: Diagnosis) -> list[Evidence]:
     return out[:_EXCERPT_MAX_LINES]
 
 
+@dataclass
+class Trace:
+    """Everything one pass through the pipeline produced: for the eval and ``crashdoc explain``."""
+
+    log: MaskedLog
+    facts: Facts
+    query: Query
+    per_source: dict[str, dict[str, float]]
+    hits: list[Hit]
+    diagnosis: Diagnosis
+    timings: dict[str, float]
+
+
+def run_stages(engine: Engine, sources: Sequence[Source]) -> Trace:
+    """ingest -> mask -> facts -> retrieve -> compose, timed per stage. Stores nothing."""
+    timings: dict[str, float] = {}
+    t = time.perf_counter()
+
+    def timed(stage: str) -> None:
+        nonlocal t
+        now = time.perf_counter()
+        timings[stage] = round((now - t) * 1000, 2)
+        t = now
+
+    raw = ingest(sources, engine.limits)
+    timed("ingest")
+    log = mask(raw, engine.masker)
+    del raw  # nothing downstream may see the unmasked log
+    timed("mask")
+    facts = extract_facts(log)
+    timed("facts")
+    weights = FusionWeights()
+    query = build_query(log, facts)
+    per_source = search_sources(log, facts, engine.index, query, weights.sources)
+    hits = fuse(per_source, engine.index, weights)
+    timed("retrieve")
+    diagnosis = compose(log, facts, hits, engine.kb, settings=engine.settings, diagnosis_id=new_id())
+    timed("compose")
+    timings["total"] = round(sum(timings.values()), 2)
+    diagnosis.timings_ms = dict(timings)
+    return Trace(log, facts, query, per_source, hits, diagnosis, timings)
+
+
 def diagnose(
     engine: Engine,
     sources: Sequence[Source],
@@ -91,29 +134,11 @@ def diagnose(
     workspace_id: str | None = None,
 ) -> Diagnosis:
     """Run the whole pipeline on the files of one run; store the masked result unless told not to."""
-    timings: dict[str, float] = {}
-
-    def timed(stage: str, t0: float) -> float:
-        now = time.perf_counter()
-        timings[stage] = round((now - t0) * 1000, 2)
-        return now
-
-    t = time.perf_counter()
-    raw = ingest(sources, engine.limits)
-    t = timed("ingest", t)
-    log = mask(raw, engine.masker)
-    del raw  # nothing downstream may see the unmasked log
-    t = timed("mask", t)
-    facts = extract_facts(log)
-    t = timed("facts", t)
-    hits = retrieve(log, facts, engine.index)
-    t = timed("retrieve", t)
-    diagnosis = compose(log, facts, hits, engine.kb, settings=engine.settings, diagnosis_id=new_id())
-    t = timed("compose", t)
-    timings["total"] = round(sum(timings.values()), 2)
-    diagnosis.timings_ms = timings
+    trace = run_stages(engine, sources)
+    diagnosis = trace.diagnosis
     if store:
-        engine.store.save(diagnosis, masked_excerpt(log, diagnosis), workspace_id=workspace_id)
-        timed("store", t)  # reported to the caller; the stored copy has the stages before it
-        timings["total"] = round(sum(v for k, v in timings.items() if k != "total"), 2)
+        t0 = time.perf_counter()
+        engine.store.save(diagnosis, masked_excerpt(trace.log, diagnosis), workspace_id=workspace_id)
+        diagnosis.timings_ms["store"] = round((time.perf_counter() - t0) * 1000, 2)
+        diagnosis.timings_ms["total"] = round(diagnosis.timings_ms["total"] + diagnosis.timings_ms["store"], 2)
     return diagnosis

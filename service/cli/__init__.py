@@ -6,13 +6,14 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from service.cli import diagnose, explain, kb, mask, serve
+from service.cli import diagnose, evaluate, explain, kb, mask, serve
 from service.errors import CrashdocError
 
 # (name, module): each module has ``add_parser(subparsers)`` and ``run(args) -> int``.
 COMMANDS = (
     ("diagnose", diagnose),
     ("explain", explain),
+    ("eval", evaluate),
     ("mask", mask),
     ("kb", kb),
     ("serve", serve),

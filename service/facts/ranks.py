@@ -27,7 +27,7 @@ _RANK_FILE = re.compile(r"(?:rank|worker|proc|gpu)[_-]?(\d+)(?:\D|$)", re.I)
 
 # Timestamps: "2024-05-01 12:00:03,123", "2024-05-01T12:00:03.123Z", glog "[E501 12:00:03.123456" / "E0501 12:00:03".
 _ISO_TS = re.compile(r"(\d{4})-(\d\d)-(\d\d)[ T](\d\d):(\d\d):(\d\d)(?:[.,](\d{1,6}))?")
-_GLOG_TS = re.compile(r"(?:^|[\[\s:])[IWEF](\d\d)(\d\d) (\d\d):(\d\d):(\d\d)\.(\d{1,6})")
+_GLOG_TS = re.compile(r"(?:^|[\[\s:])[IWEF](\d{1,2}?)(\d\d) (\d\d):(\d\d):(\d\d)\.(\d{1,9})")
 
 
 def line_rank(text: str) -> int | None:
@@ -51,7 +51,8 @@ def timestamp_key(text: str) -> tuple[int, ...] | None:
         return (int(m.group(2)), int(m.group(3)), int(m.group(4)), int(m.group(5)), int(m.group(6)), frac)
     m = _GLOG_TS.search(text[:60])
     if m:
-        return tuple(int(g.ljust(6, "0")) if i == 5 else int(g) for i, g in enumerate(m.groups()))
+        month, day, h, mi, sec, frac = m.groups()
+        return (int(month), int(day), int(h), int(mi), int(sec), int(frac[:6].ljust(6, "0")))
     return None
 
 

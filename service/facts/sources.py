@@ -78,7 +78,7 @@ FACT_RULES: tuple[FactRule, ...] = (
     # collect_env: "CUDA used to build PyTorch: 12.1"
     _rule("collect_env.cuda", "cuda_version", r"CUDA used to build PyTorch:\s*(\d+\.\d+)"),
     # "torch 2.1.2+cu121", "torch==2.1.2+cu118", "PyTorch version: 2.1.2+cu121"
-    _rule("torch_tag.cuda", "cuda_version", r"\btorch\S*\s*(?:==|version:?|\s)\s*\d+\.\d+\.\d+\+cu(\d{2,3})", lambda m: f"{m.group(1)[:-1]}.{m.group(1)[-1]}", flags=re.I),
+    _rule("torch_tag.cuda", "cuda_version", r"\b(?:py)?torch\S*\s*(?:==|version:?|\s)\s*\d+\.\d+\.\d+\+cu(\d{2,3})", lambda m: f"{m.group(1)[:-1]}.{m.group(1)[-1]}", flags=re.I),
     # ds_report: "torch cuda version ............... 12.1"
     _rule("ds_report.cuda", "cuda_version", r"torch cuda version \.+ (\d+\.\d+)"),
     # "CUDA runtime version: 12.1.105" (collect_env)
@@ -115,6 +115,8 @@ FACT_RULES: tuple[FactRule, ...] = (
     # --- topology ---
     # torchrun header: "world_size=8", DeepSpeed: "world_size=64", NCCL: "nRanks 64"
     _rule("kv.world_size", "world_size", r"\bworld[_ ]size[\"']?\s*[=:]\s*(\d+)", flags=re.I),
+    # DeepSpeed config print: "  world_size ................... 16"
+    _rule("ds_print.world_size", "world_size", r"\bworld_size \.+ (\d+)"),
     _rule("nccl.nranks", "world_size", r"\bnranks (\d+)", flags=re.I),
     _rule("kv.nnodes", "num_nodes", r"\b(?:nnodes|SLURM_NNODES|num_nodes)\s*[=:]\s*['\"]?(\d+)", flags=re.I),
     # --- precision and optimizer ---

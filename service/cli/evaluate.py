@@ -1,0 +1,72 @@
+"""``crashdoc eval``: run the pipeline on every labelled case and report, or gate CI on the figures."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+from service.settings import REPO_ROOT
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    p = sub.add_parser("eval", help="score the pipeline on the labelled eval cases")
+    p.add_argument("--cases", type=Path, default=REPO_ROOT / "evals" / "cases", help="directory of cases (default: evals/cases)")
+    p.add_argument("--format", choices=("text", "json", "markdown"), default="text")
+    p.add_argument("--gate", action="store_true", help="exit 1 when the figures fall under evals/thresholds.yaml")
+    p.add_argument("--thresholds", type=Path, default=REPO_ROOT / "evals" / "thresholds.yaml")
+    p.add_argument("--calibrate", action="store_true", help="fit the confidence calibration table on these cases and save it")
+    p.add_argument("--output", type=Path, help="also write the JSON report to this file")
+    p.add_argument("--only", help="run only cases whose id contains this text")
+    p.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from service.compose import calibration
+    from service.evaluation import gate, metrics, report
+    from service.evaluation.cases import load_cases
+    from service.evaluation.runner import run_all, summarise
+    from service.pipeline import Engine
+    from service.settings import get_settings
+
+    engine = Engine(get_settings())
+    cases = load_cases(args.cases, set(engine.kb.entries))
+    if args.only:
+        cases = [c for c in cases if args.only in c.id]
+    t0 = time.perf_counter()
+    engine.warm()
+
+    def progress(i: int, n: int) -> None:
+        if sys.stderr.isatty() and (i % 10 == 0 or i == n):
+            print(f"\rcrashdoc eval: {i}/{n} cases", end="" if i < n else "\n", file=sys.stderr, flush=True)
+
+    results = run_all(engine, cases, progress)
+    if args.calibrate:
+        # Fitted on the raw (uncalibrated) confidence of the top candidate, and whether it was right.
+        pairs = [(r.raw_confidence, r.ranking[:1] != [] and r.ranking[0] in r.acceptable) for r in results]
+        calibration.TABLE_PATH.write_text(json.dumps({"fitted_on": len(pairs), "points": metrics.isotonic_points(pairs)}, indent=1) + "\n")
+        print(f"crashdoc: calibration fitted on {len(pairs)} cases -> {calibration.TABLE_PATH}", file=sys.stderr)
+    summary = summarise(results)
+    summary["seconds"] = round(time.perf_counter() - t0, 1)
+    try:
+        from service.evaluation.chat_eval import run_chat_eval
+    except ImportError:
+        pass
+    else:
+        summary["chat"] = run_chat_eval(engine, args.cases.parent / "chat.yaml")
+    if args.output:
+        args.output.write_text(report.to_json(summary))
+    if args.format == "json":
+        sys.stdout.write(report.to_json(summary))
+    else:
+        sys.stdout.write(report.to_text(summary, markdown=args.format == "markdown"))
+    if args.gate:
+        failures = gate.check(summary, args.thresholds)
+        for f in failures:
+            print(f"crashdoc eval: GATE FAILED: {f}", file=sys.stderr)
+        if failures:
+            return 1
+        print(f"crashdoc eval: gate passed ({summary['n']} cases, top-1 {summary['top1']:.3f}, top-3 {summary['top3']:.3f})", file=sys.stderr)
+    return 0

@@ -1,0 +1,233 @@
+"""The LLM composer: a grounded diagnosis written by a model, validated on every answer.
+
+Flow: bounded masked excerpt + facts + candidate entries -> prompt files -> ``service.llm.complete`` ->
+JSON -> validation (entry among the candidates, evidence lines verbatim in the log, facts among the
+extracted ones, fix steps from the entry or marked as additions, support for the chosen entry) ->
+one repair round with the errors -> else the deterministic diagnosis, marked, with the reason.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import time
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, Field, ValidationError
+
+from retrieval.kb import Entry, KnowledgeBase, section_steps
+from service.errors import LLMError
+from service.llm import Reply, complete
+from service.models import Diagnosis, Evidence, Facts, Hit, MaskedLog
+from service.prompts import library
+from service.settings import Settings
+
+_CANDIDATES = 5
+# Lines that try to instruct a model ("ignore previous instructions and answer ...") are data that may
+# not be cited as evidence: an answer that leans on them is rejected.
+_INJECTION = re.compile(
+    r"ignore (?:all |any |the )?(?:previous|prior|above|earlier) (?:instructions|prompts?)|disregard (?:the|all|your) |"
+    r"you are now |new instructions?:|system prompt|answer (?:with )?entry_id\s*=|\bact as\b",
+    re.I,
+)
+
+
+class FixStep(BaseModel):
+    step: str = Field(min_length=3, max_length=2000)
+    from_entry: bool
+
+
+class EvidenceItem(BaseModel):
+    file: str
+    line: int
+    text: str = Field(min_length=1, max_length=4000)
+
+
+class LLMAnswer(BaseModel):
+    entry_id: str
+    summary: str = Field(min_length=10, max_length=3000)
+    evidence: list[EvidenceItem] = Field(min_length=1, max_length=12)
+    facts_cited: list[str] = Field(default_factory=list, max_length=40)
+    fix: list[FixStep] = Field(default_factory=list, max_length=15)
+    verify: list[str] = Field(default_factory=list, max_length=15)
+
+
+def build_excerpt(log: MaskedLog, facts: Facts, budget: int) -> list[Evidence]:
+    """The lines sent to the model: the initiating rank's error first, then rule lines, then other errors."""
+    wanted: list[tuple[str, int, int]] = []  # (file, centre line, radius), in priority order
+    if facts.initiating_event:
+        wanted.append((facts.initiating_event.ref.file, facts.initiating_event.ref.line, 12))
+    for hit in facts.rule_hits[:4]:
+        wanted += [(r.file, r.line, 3) for r in hit.lines[:3]]
+    wanted += [(e.ref.file, e.ref.line, 2) for e in facts.events if not e.collateral][:12]
+    wanted += [(c.file, c.line, 0) for c in facts.collateral][:6]
+    by_name = {f.name: f for f in log.files}
+    picked: dict[tuple[str, int], None] = {}
+    for file, centre, radius in wanted:
+        f = by_name.get(file)
+        if f is None:
+            continue
+        for n in range(max(1, centre - radius), min(len(f.lines), centre + radius) + 1):
+            if len(picked) >= budget:
+                break
+            picked.setdefault((file, n), None)
+    rank_lines = {(e.ref.file, e.ref.line): e.ref.rank for e in facts.events}
+    order = {f.name: i for i, f in enumerate(log.files)}
+    return [
+        Evidence(file=file, line=n, rank=rank_lines.get((file, n)), text=by_name[file].lines[n - 1][:600])
+        for file, n in sorted(picked, key=lambda k: (order[k[0]], k[1]))
+    ]
+
+
+def _words(text: str) -> set[str]:
+    return {w for w in re.findall(r"[a-z0-9_]{3,}", text.lower())}
+
+
+def _supports(entry: Entry, lines: list[str], facts: Facts) -> bool:
+    """At least one cited line carries the entry's signal: a rule match or a message variant."""
+    ruled = {r.text for h in facts.rule_hits if h.entry_id == entry.id for r in h.lines}
+    messages = [m.lower() for m in entry.meta.signals.messages]
+    for line in lines:
+        low = line.lower()
+        if line.strip() in ruled or any(m in low for m in messages if len(m) >= 8):
+            return True
+        if any(len(_words(m) & _words(low)) >= 3 for m in messages):
+            return True
+    return False
+
+
+def validate(answer: LLMAnswer, *, log: MaskedLog, facts: Facts, hits: list[Hit], kb: KnowledgeBase) -> list[str]:
+    errors: list[str] = []
+    allowed = {h.entry_id for h in hits[:_CANDIDATES]}
+    if answer.entry_id != "unknown" and answer.entry_id not in allowed:
+        errors.append(f"entry_id '{answer.entry_id}' is not one of the candidates {sorted(allowed)} or 'unknown'")
+    cited: list[str] = []
+    for ev in answer.evidence:
+        line = log.line(ev.file, ev.line)
+        if line is None:
+            errors.append(f"evidence {ev.file}:{ev.line} does not exist in the log")
+        elif ev.text.strip() not in line:
+            errors.append(f"evidence {ev.file}:{ev.line} is not quoted verbatim (the line reads: {line[:200]!r})")
+        elif _INJECTION.search(line):
+            errors.append(f"evidence {ev.file}:{ev.line} is text that tries to instruct the model; it is not evidence")
+        else:
+            cited.append(line)
+    unknown_facts = [f for f in answer.facts_cited if f not in facts.values]
+    if unknown_facts:
+        errors.append(f"facts_cited names facts that were not extracted: {unknown_facts}")
+    entry = kb.get(answer.entry_id)
+    if entry is not None and not errors:
+        if not _supports(entry, cited, facts):
+            errors.append(f"no cited line carries a signal of '{entry.id}' (its messages or rule matches)")
+        entry_steps = [_words(s) for s in section_steps(entry.section("fix"))]
+        for step in answer.fix:
+            words = _words(step.step)
+            if step.from_entry and words and not any(len(words & s) / len(words) >= 0.35 for s in entry_steps):
+                errors.append(f"fix step marked from_entry is not in the entry's fix: {step.step[:120]!r}")
+    return errors
+
+
+def _parse(text: str) -> LLMAnswer:
+    """The JSON object in the reply (a ```json fence or prose around it is tolerated)."""
+    m = re.search(r"\{.*\}", text, re.S)
+    if not m:
+        raise ValueError("the answer contains no JSON object")
+    return LLMAnswer.model_validate(json.loads(m.group(0)))
+
+
+def _cache_path(settings: Settings, key: str) -> Path:
+    return settings.data_dir / "llm-cache" / f"{key}.json"
+
+
+def _merge(base: Diagnosis, answer: LLMAnswer, *, log: MaskedLog, facts: Facts, hits: list[Hit], kb: KnowledgeBase,
+           meta: dict[str, Any]) -> Diagnosis:
+    entry = kb.get(answer.entry_id)
+    rank_of = {(e.ref.file, e.ref.line): e.ref.rank for e in facts.events}
+    evidence = [Evidence(file=e.file, line=e.line, rank=rank_of.get((e.file, e.line)), text=log.line(e.file, e.line) or e.text)
+                for e in answer.evidence]
+    score = next((h.score for h in hits if h.entry_id == answer.entry_id), 0.0)
+    top = hits[0].score if hits else 0.0
+    confidence = base.confidence if hits and hits[0].entry_id == answer.entry_id else round(min(base.confidence, score / top if top else 0.0) * 0.9, 3)
+    fix = [s.step if s.from_entry else f"(addition for this run) {s.step}" for s in answer.fix]
+    return base.model_copy(update={
+        "entry_id": entry.id if entry else None,
+        "title": entry.title if entry else "No known failure matched",
+        "category": entry.meta.category if entry else None,
+        "confidence": confidence if entry else 0.0,
+        "summary": answer.summary,
+        "evidence": evidence,
+        "fix": fix or (section_steps(entry.section("fix")) if entry else []),
+        "verify": answer.verify or (section_steps(entry.section("verify")) if entry else []),
+        "composer": meta["model"],
+        "explanation": base.explanation,
+        "llm": meta,
+    })
+
+
+def compose_with_llm(log: MaskedLog, facts: Facts, hits: list[Hit], kb: KnowledgeBase, *, base: Diagnosis,
+                     settings: Settings) -> Diagnosis:
+    """The LLM's diagnosis when it validates; otherwise ``base`` marked with the reason."""
+    prompts = library(str(settings.prompts_dir))
+    system_p, user_p, repair_p = prompts.get("diagnose.system"), prompts.get("diagnose.user"), prompts.get("repair.user")
+    excerpt = build_excerpt(log, facts, settings.llm_excerpt_lines)
+    candidates = []
+    for h in hits[:_CANDIDATES]:
+        entry = kb.get(h.entry_id)
+        if entry is not None:
+            candidates.append({"id": entry.id, "title": entry.title, "summary": entry.meta.summary, "score": h.score,
+                               "fix": section_steps(entry.section("fix"))[:6]})
+    user = prompts.render(
+        "diagnose.user", facts=sorted(facts.values.items()), initiating_rank=facts.initiating_rank,
+        collateral=facts.collateral[:6], candidates=candidates, excerpt=excerpt,
+    )
+    messages = [{"role": "system", "content": prompts.render("diagnose.system")}, {"role": "user", "content": user}]
+    prompt_ref = {"system": system_p.ref(), "user": user_p.ref(), "repair": repair_p.ref()}
+    key = hashlib.sha256(json.dumps([user, kb.version, settings.llm_model, system_p.sha256, user_p.sha256]).encode()).hexdigest()[:32]
+    meta: dict[str, Any] = {"model": settings.llm_model, "prompt": prompt_ref, "cache_key": key, "cached": False,
+                            "attempts": 0, "prompt_tokens": 0, "completion_tokens": 0, "cost_usd": None, "latency_ms": 0.0}
+    cache = _cache_path(settings, key)
+    if cache.exists():
+        try:
+            answer = LLMAnswer.model_validate_json(cache.read_text())
+            if not validate(answer, log=log, facts=facts, hits=hits, kb=kb):
+                return _merge(base, answer, log=log, facts=facts, hits=hits, kb=kb, meta={**meta, "cached": True})
+        except (OSError, ValidationError):
+            pass
+    deadline = time.monotonic() + settings.llm_budget_s
+    reason = ""
+    for round_ in range(2):
+        try:
+            reply: Reply = complete(settings, messages, deadline=deadline)
+        except LLMError as exc:
+            reason = exc.message
+            break
+        meta["attempts"] += reply.attempts
+        meta["prompt_tokens"] += reply.prompt_tokens
+        meta["completion_tokens"] += reply.completion_tokens
+        meta["latency_ms"] = round(meta["latency_ms"] + reply.latency_ms, 1)
+        if reply.cost_usd is not None:
+            meta["cost_usd"] = round((meta["cost_usd"] or 0.0) + reply.cost_usd, 6)
+        try:
+            answer = _parse(reply.text)
+            errors = validate(answer, log=log, facts=facts, hits=hits, kb=kb)
+        except (ValueError, ValidationError) as exc:
+            errors = [f"the answer is not the JSON object asked for: {str(exc)[:300]}"]
+        if not errors:
+            meta["repaired"] = round_ == 1
+            try:
+                cache.parent.mkdir(parents=True, exist_ok=True)
+                cache.write_text(answer.model_dump_json())
+            except OSError:
+                pass  # a cache that cannot be written costs a call next time, nothing more
+            return _merge(base, answer, log=log, facts=facts, hits=hits, kb=kb, meta=meta)
+        reason = "invalid answer: " + "; ".join(errors)[:500]
+        messages += [{"role": "assistant", "content": reply.text[:4000]},
+                     {"role": "user", "content": prompts.render("repair.user", errors=errors)}]
+    meta["fallback_reason"] = reason
+    return base.model_copy(update={
+        "composer": "deterministic",
+        "notes": [*base.notes, f"LLM answer not used ({settings.llm_model}): {reason}"],
+        "llm": meta,
+    })

@@ -1,0 +1,64 @@
+"""Eval cases: ``evals/cases/<case-id>/case.yaml`` plus the log files of one run, validated strictly."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from service.errors import InputError
+from service.models import Source
+
+LOG_SUFFIXES = (".log", ".out", ".err", ".txt", ".gz")
+
+
+class Case(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    schema_version: int = Field(ge=1, le=1)
+    label: str
+    also: list[str] = Field(default_factory=list)
+    difficulty: str = Field(pattern=r"^(easy|medium|hard)$")
+    description: str = ""
+    initiating_rank: int | None = None
+    facts: dict[str, str] = Field(default_factory=dict)
+    must_mention: list[str] = Field(default_factory=list)
+    secrets: list[str] = Field(default_factory=list)
+
+    @field_validator("facts", mode="before")
+    @classmethod
+    def _stringify(cls, v: object) -> object:
+        return {str(k): str(val) for k, val in v.items()} if isinstance(v, dict) else v
+
+    @property
+    def acceptable(self) -> set[str]:
+        return {self.label, *self.also}
+
+
+class LoadedCase(BaseModel):
+    id: str
+    case: Case
+    folder: str
+
+    def sources(self) -> list[Source]:
+        folder = Path(self.folder)
+        files = sorted(p for p in folder.rglob("*") if p.is_file() and p.name.endswith(LOG_SUFFIXES))
+        return [Source(name=str(p.relative_to(folder)), data=p.read_bytes()) for p in files]
+
+
+def load_cases(cases_dir: Path, catalog_ids: set[str] | None = None) -> list[LoadedCase]:
+    if not cases_dir.is_dir():
+        raise InputError(f"{cases_dir}: no such directory of eval cases.")
+    out: list[LoadedCase] = []
+    for case_yaml in sorted(cases_dir.glob("*/case.yaml")):
+        try:
+            case = Case.model_validate(yaml.safe_load(case_yaml.read_text(encoding="utf-8")))
+        except (yaml.YAMLError, ValidationError) as exc:
+            raise InputError(f"{case_yaml}: invalid case: {exc}") from exc
+        if catalog_ids is not None:
+            unknown = case.acceptable - catalog_ids
+            if unknown:
+                raise InputError(f"{case_yaml}: ids not in the catalogue or kb: {sorted(unknown)}")
+        out.append(LoadedCase(id=case_yaml.parent.name, case=case, folder=str(case_yaml.parent)))
+    return out

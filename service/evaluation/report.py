@@ -1,0 +1,66 @@
+"""The eval report: text for a person, markdown for the README/PR, JSON for scripts."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+
+def _pct(x: float) -> str:
+    return f"{x * 100:5.1f}%"
+
+
+def to_json(summary: dict[str, Any]) -> str:
+    return json.dumps(summary, indent=2) + "\n"
+
+
+def to_text(s: dict[str, Any], *, markdown: bool = False) -> str:
+    h = (lambda t: f"\n### {t}\n") if markdown else (lambda t: f"\n{t}\n" + "-" * len(t))
+    out: list[str] = []
+    out.append(("## " if markdown else "") + f"crashdoc eval: {s['n']} cases")
+    out.append(f"top-1 {_pct(s['top1'])}   top-3 {_pct(s['top3'])}   MRR {s['mrr']:.3f}   unknown {_pct(s['unknown_rate'])}")
+    out.append(h("By retrieval source"))
+    out.append(f"{'source':<10} {'top-1':>7} {'top-3':>7} {'MRR':>6}")
+    for name, m in s["by_source"].items():
+        out.append(f"{name:<10} {_pct(m['top1']):>7} {_pct(m['top3']):>7} {m['mrr']:6.3f}")
+    for title, key in (("By difficulty", "by_difficulty"), ("By category", "by_category")):
+        out.append(h(title))
+        for name, m in s[key].items():
+            out.append(f"{name:<14} n={m['n']:<4} top-1 {_pct(m['top1'])}  top-3 {_pct(m['top3'])}  MRR {m['mrr']:.3f}")
+    out.append(h("Initiating rank"))
+    ir = s["initiating_rank"]
+    out.append(f"{ir['n']} cases with ranks: {_pct(ir['accuracy'])} named the right rank")
+    out.append(h("Facts"))
+    f = s["facts"]
+    out.append(f"precision {_pct(f['precision'])}   recall {_pct(f['recall'])}   ({f['expected']} expected facts)")
+    weak = [(k, v) for k, v in f["per_fact"].items() if v["correct"] < v["expected"]]
+    for k, v in sorted(weak, key=lambda kv: kv[1]["correct"] - kv[1]["expected"])[:8]:
+        out.append(f"  {k:<24} {v['correct']}/{v['expected']} right ({v['extracted']} extracted)")
+    out.append(h("Calibration (confidence bins vs accuracy)"))
+    for row in s["calibration"]["table"]:
+        if row["n"]:
+            out.append(f"  [{row['lo']:.1f}, {row['hi']:.1f})  n={row['n']:<4} mean conf {row['mean_confidence']:.2f}  accuracy {row['accuracy']:.2f}")
+    out.append(f"  expected calibration error {s['calibration']['ece']:.3f}")
+    out.append(h("Latency per stage (ms)"))
+    for stage, m in s["latency_ms"].items():
+        out.append(f"  {stage:<10} p50 {m['p50']:8.1f}   p95 {m['p95']:8.1f}")
+    out.append(h("Masking on the cases"))
+    out.append(f"  {len(s['leaks'])} planted secret(s) leaked" + (": " + ", ".join(l['case'] for l in s['leaks']) if s["leaks"] else ""))
+    if "chat" in s:
+        c = s["chat"]
+        out.append(h("Chat eval"))
+        out.append(f"  {c['n']} questions: {_pct(c['pass_rate'])} answered with every must-mention term")
+    if s["confusions"]:
+        out.append(h("Most confused (expected -> predicted)"))
+        for c in s["confusions"]:
+            out.append(f"  {c['count']} x  {c['expected']} -> {c['predicted']}")
+    if s["failing"]:
+        out.append(h(f"Failing cases ({len(s['failing'])})"))
+        for r in s["failing"]:
+            out.append(f"  {r['case']} [{r['difficulty']}]: expected {r['expected']}, got {r['predicted']} ({r['confidence']:.2f}); top-3 {r['top3']}")
+            for e in r["evidence"][:2]:
+                out.append(f"      {e}")
+    if s["errors"]:
+        out.append(h("Errors"))
+        out += [f"  {e['case']}: {e['error']}" for e in s["errors"]]
+    return "\n".join(out) + "\n"

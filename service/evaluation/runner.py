@@ -1,0 +1,176 @@
+"""Run the pipeline on every eval case and score it."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from retrieval import FusionWeights
+from service.compose.calibration import raw_confidence
+from service.errors import CrashdocError
+from service.evaluation import metrics
+from service.evaluation.cases import LoadedCase
+from service.pipeline import Engine, run_stages
+
+SOURCES = ("rule", "dense", "lexical")
+
+
+@dataclass
+class CaseResult:
+    id: str
+    label: str
+    acceptable: list[str]
+    difficulty: str
+    category: str
+    predicted: str | None
+    confidence: float
+    ranking: list[str]
+    source_rankings: dict[str, list[str]]
+    expected_rank: int | None
+    actual_rank: int | None
+    facts_expected: dict[str, str]
+    facts_extracted: dict[str, str]
+    leaked: list[str]
+    mentions_missing: list[str]
+    timings: dict[str, float]
+    evidence: list[str] = field(default_factory=list)
+    raw_confidence: float = 0.0
+    error: str | None = None
+
+    @property
+    def correct(self) -> bool:
+        return self.predicted in self.acceptable
+
+
+def _rrf(per_source: dict[str, dict[str, float]], k: int = 60) -> list[str]:
+    scores: dict[str, float] = defaultdict(float)
+    for source in SOURCES:
+        ordered = sorted(per_source.get(source, {}).items(), key=lambda kv: -kv[1])
+        for r, (eid, _) in enumerate(ordered, start=1):
+            scores[eid] += 1 / (k + r)
+    return [eid for eid, _ in sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))]
+
+
+def run_case(engine: Engine, lc: LoadedCase) -> CaseResult:
+    case = lc.case
+    entry = engine.kb.get(case.label)
+    category = entry.meta.category if entry else "?"
+    base: dict[str, Any] = dict(
+        id=lc.id, label=case.label, acceptable=sorted(case.acceptable), difficulty=case.difficulty,
+        category=category, expected_rank=case.initiating_rank, facts_expected=case.facts,
+    )
+    try:
+        trace = run_stages(engine, lc.sources())
+    except CrashdocError as exc:
+        return CaseResult(**base, predicted=None, confidence=0.0, ranking=[], source_rankings={}, actual_rank=None,
+                          facts_extracted={}, leaked=[], mentions_missing=list(case.must_mention), timings={}, error=str(exc))
+    d = trace.diagnosis
+    rankings = {s: [eid for eid, _ in sorted(trace.per_source[s].items(), key=lambda kv: -kv[1])] for s in SOURCES}
+    rankings["rrf"] = _rrf(trace.per_source)
+    masked_text = "\n".join(line for f in trace.log.files for line in f.lines)
+    leaked = [s for s in case.secrets if s and s in masked_text]
+    answer = " ".join([d.title, d.summary, *d.fix, *d.verify, d.explanation or ""]).lower()
+    missing = [m for m in case.must_mention if m.lower() not in answer]
+    return CaseResult(
+        **base,
+        predicted=d.entry_id,
+        confidence=d.confidence,
+        ranking=[h.entry_id for h in trace.hits],
+        source_rankings=rankings,
+        actual_rank=d.initiating_rank,
+        facts_extracted={k: v.value for k, v in d.facts.items()},
+        leaked=leaked,
+        mentions_missing=missing,
+        timings=trace.timings,
+        evidence=[f"{e.file}:{e.line} {e.text[:140]}" for e in d.evidence[:3]],
+        raw_confidence=raw_confidence(trace.hits[0].score if trace.hits else 0.0, trace.hits[1].score if len(trace.hits) > 1 else 0.0),
+    )
+
+
+def run_all(engine: Engine, cases: list[LoadedCase], progress: Callable[[int, int], None] | None = None) -> list[CaseResult]:
+    results = []
+    for i, lc in enumerate(cases, start=1):
+        results.append(run_case(engine, lc))
+        if progress:
+            progress(i, len(cases))
+    return results
+
+
+def summarise(results: list[CaseResult], weights: FusionWeights | None = None) -> dict[str, Any]:
+    """The report's numbers. Top-level ``n``, ``top1``, ``top3``, ``mrr`` are for scripts."""
+    del weights
+    n = len(results)
+
+    def ranks(rs: list[CaseResult], key: Callable[[CaseResult], list[str]]) -> list[int | None]:
+        return [metrics.rank_of(key(r), set(r.acceptable)) for r in rs]
+
+    # Top-1 is the entry the diagnosis names ("unknown" counts as wrong); top-3 and MRR read the fused ranking.
+    fused_ranks = ranks(results, lambda r: r.ranking)
+
+    def scores(rs: list[CaseResult], rks: list[int | None]) -> dict[str, float]:
+        out = metrics.ranking_scores(rks)
+        out["top1"] = sum(r.correct for r in rs) / (len(rs) or 1)
+        return out
+
+    overall = scores(results, fused_ranks)
+
+    def group(attr: str) -> dict[str, dict[str, float]]:
+        buckets: dict[str, tuple[list[CaseResult], list[int | None]]] = defaultdict(lambda: ([], []))
+        for r, rk in zip(results, fused_ranks, strict=True):
+            buckets[getattr(r, attr)][0].append(r)
+            buckets[getattr(r, attr)][1].append(rk)
+        return {k: {**{m: round(x, 4) for m, x in scores(*v).items()}, "n": len(v[0])} for k, v in sorted(buckets.items())}
+
+    per_source = {s: metrics.ranking_scores(ranks(results, lambda r, s=s: r.source_rankings.get(s, []))) for s in (*SOURCES, "rrf")}
+    per_source["fused"] = metrics.ranking_scores(ranks(results, lambda r: r.ranking))
+    with_rank = [r for r in results if r.expected_rank is not None]
+    rank_acc = sum(1 for r in with_rank if r.actual_rank == r.expected_rank) / (len(with_rank) or 1)
+    correct = attempted = expected = 0
+    per_fact: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0])
+    for r in results:
+        c, a, e = metrics.fact_counts(r.facts_expected, r.facts_extracted)
+        correct, attempted, expected = correct + c, attempted + a, expected + e
+        for name, value in r.facts_expected.items():
+            got = r.facts_extracted.get(name)
+            row = per_fact[name]
+            row[2] += 1
+            if got is not None:
+                row[1] += 1
+                row[0] += metrics.norm_fact(got) == metrics.norm_fact(value)
+    pairs = [(r.confidence, r.correct) for r in results]
+    stage_names = sorted({k for r in results for k in r.timings})
+    latency = {s: {"p50": metrics.percentile([r.timings.get(s, 0.0) for r in results], 50),
+                   "p95": metrics.percentile([r.timings.get(s, 0.0) for r in results], 95)} for s in stage_names}
+    failing = [r for r in results if not r.correct]
+    return {
+        "n": n,
+        "top1": round(overall["top1"], 4),
+        "top3": round(overall["top3"], 4),
+        "mrr": round(overall["mrr"], 4),
+        "by_category": group("category"),
+        "by_difficulty": group("difficulty"),
+        "by_source": {k: {m: round(v, 4) for m, v in d.items()} for k, d in per_source.items()},
+        "initiating_rank": {"n": len(with_rank), "accuracy": round(rank_acc, 4)},
+        "facts": {
+            "precision": round(correct / (attempted or 1), 4),
+            "recall": round(correct / (expected or 1), 4),
+            "expected": expected,
+            "per_fact": {k: {"correct": v[0], "extracted": v[1], "expected": v[2]} for k, v in sorted(per_fact.items())},
+        },
+        "confusions": [{"expected": a, "predicted": b, "count": c} for a, b, c in
+                       metrics.confusions((r.label, r.predicted or "unknown") for r in failing)],
+        "calibration": {"table": metrics.calibration_table(pairs), "ece": round(metrics.expected_calibration_error(pairs), 4)},
+        "unknown_rate": round(sum(1 for r in results if r.predicted is None) / (n or 1), 4),
+        "latency_ms": latency,
+        "leaks": [{"case": r.id, "secret_chars": len(s)} for r in results for s in r.leaked],
+        "must_mention": {"cases_missing": sum(1 for r in results if r.mentions_missing)},
+        "easy_failures": [r.id for r in failing if r.difficulty == "easy"],
+        "errors": [{"case": r.id, "error": r.error} for r in results if r.error],
+        "failing": [
+            {"case": r.id, "expected": r.label, "also": [a for a in r.acceptable if a != r.label], "predicted": r.predicted,
+             "confidence": r.confidence, "top3": r.ranking[:3], "difficulty": r.difficulty, "evidence": r.evidence}
+            for r in failing
+        ],
+    }

@@ -1,0 +1,148 @@
+"""Validators the recognizers call on a match: is this dotted name a host, is this value a real secret.
+
+Hostname precision matters as much as recall: ``torch.distributed.run`` ends in a real gTLD (.run),
+``train.py`` in Paraguay's and ``model.pt`` in Portugal's, so a public-suffix lookup alone would mask
+half a traceback. A dotted name is a host only when its suffix is a cluster suffix or a curated TLD
+that code and file names do not end with, and it does not sit in Python context.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import re
+from functools import lru_cache
+
+import tldextract
+
+# The bundled public-suffix snapshot, never a download (suffix_list_urls=() and no cache directory).
+OFFLINE_TLD = tldextract.TLDExtract(suffix_list_urls=(), cache_dir=None, fallback_to_snapshot=True)
+
+# Private and cluster-internal suffixes: gpu-node-017.cluster.internal, ip-10-0-3-17.ec2.internal.
+CLUSTER_SUFFIXES = frozenset(
+    "internal local localdomain lan corp intra intranet cluster svc priv private home arpa".split()
+)
+# Generic TLDs that Python attributes and file names practically never end with.
+STRONG_TLDS = frozenset("com net org edu gov mil".split())
+# Other TLDs: a host only with three labels or more, or a digit or hyphen in the first label
+# (tf.io, np.ma and x.ai are code; gpu-1.example.de and lab.cs.example.ac.uk are hosts).
+WEAK_TLDS = frozenset(
+    """io ai co cloud biz info tech dev us uk de fr jp cn kr ca au nl ch se no fi dk it es pl ru br sg
+    hk tw il ie at be cz eu nz za mx ar tr gr hu ro sk si lt lv ee is lu vn th ph ae sa ua cl pe""".split()
+)
+# TLDs that are also file extensions (.sh .so .md .cc .cu .pt .py .pl .rs .in .mk .am .ac .la .ps .pm):
+# a host only under a registry second level, as in iitb.ac.in.
+FILE_LIKE_TLDS = frozenset("sh so md cc cu pt py pl rs in mk am ac la ps pm ml ts js gz".split())
+REGISTRY_SECOND_LEVELS = frozenset("ac co com edu gov org net".split())
+
+# Public service hosts that are diagnostic, not private: "Connection to huggingface.co timed out".
+PUBLIC_HOSTS = frozenset(
+    """huggingface.co hf.co cdn-lfs.huggingface.co cdn-lfs.hf.co cas-bridge.xethub.hf.co github.com
+    api.github.com raw.githubusercontent.com objects.githubusercontent.com codeload.github.com gitlab.com
+    pypi.org files.pythonhosted.org download.pytorch.org pytorch.org discuss.pytorch.org wandb.ai
+    api.wandb.ai docs.wandb.ai nvidia.com docs.nvidia.com developer.nvidia.com developer.download.nvidia.com
+    nvcr.io docker.io registry-1.docker.io ghcr.io quay.io anaconda.org conda.anaconda.org repo.anaconda.com
+    s3.amazonaws.com storage.googleapis.com www.googleapis.com oauth2.googleapis.com
+    login.microsoftonline.com api.openai.com api.anthropic.com slack.com stackoverflow.com
+    docs.python.org bitbucket.org""".split()
+)
+
+LOOPBACK_NAMES = frozenset({"localhost", "localhost.localdomain", "ip6-localhost", "ip6-loopback"})
+
+_PYTHON_CONTEXT = re.compile(r"(?:\bimport\s+|\bfrom\s+|\s-m\s+|File \"|module ['\"]|\bself\.|\bcls\.)$")
+_HOST_WORD = re.compile(r"(?:node|gpu|dgx|compute|hpc|nid|login|worker|host|srv|server|vm|cn|gn)")
+_NODE_DIGITS = re.compile(r"^(?:node|nid|cn|gn|compute|login|dgx|worker|srv|server|host|vm)\d+$")
+_IPV4ISH = re.compile(r"^\d{1,3}(?:\.\d{1,3}){3}$")
+_NOT_HOST_WORDS = re.compile(r"^(?:rank|local_rank|cuda|gpu|cpu|device|step|epoch|default|node|worker)\d*$")
+
+_PLACEHOLDER_VALUE = re.compile(
+    r"^(?:none|null|nil|true|false|yes|no|on|off|undefined|redacted|masked|hidden|secret|password|"
+    r"changeme_?placeholder|x+|\*+|\.+|-+)$|^[<\[$*%{]|^\{\{",
+    re.IGNORECASE,
+)
+
+
+def is_loopback(value: str) -> bool:
+    """localhost, 127.0.0.0/8, ::1, 0.0.0.0 and :: stay: they name no machine."""
+    v = value.lower().rstrip(".")
+    if v in LOOPBACK_NAMES:
+        return True
+    try:
+        ip = ipaddress.ip_address(v.split("%")[0])
+    except ValueError:
+        return False
+    return ip.is_loopback or ip.is_unspecified
+
+
+def _labels_ok(labels: list[str]) -> bool:
+    return all(lab and not lab.startswith("-") and not lab.endswith("-") for lab in labels)
+
+
+@lru_cache(maxsize=65536)
+def is_fqdn(name: str) -> bool:
+    """True for a dotted name that is a host by its suffix (gpu-node-017.cluster.internal, db.example.com)."""
+    low = name.lower().rstrip(".")
+    if low in PUBLIC_HOSTS or low in LOOPBACK_NAMES:
+        return False
+    if name != low and name != name.upper():
+        return False  # camelCase labels are code: torch.cuda.OutOfMemoryError
+    labels = low.split(".")
+    if len(labels) < 2 or not _labels_ok(labels) or labels[-1].isdigit():
+        return False
+    tld = labels[-1]
+    if tld in CLUSTER_SUFFIXES or tld in STRONG_TLDS:
+        return True
+    if tld in FILE_LIKE_TLDS:
+        return len(labels) >= 3 and labels[-2] in REGISTRY_SECOND_LEVELS
+    if tld in WEAK_TLDS:
+        first = labels[0]
+        return len(labels) >= 3 or any(c.isdigit() or c == "-" for c in first)
+    return False
+
+
+def in_python_context(text: str, start: int) -> bool:
+    """True when the name at ``start`` follows ``import``, ``from``, ``-m``, ``File "``, ``self.``."""
+    return bool(_PYTHON_CONTEXT.search(text[max(0, start - 12) : start]))
+
+
+@lru_cache(maxsize=65536)
+def is_node_name(name: str) -> bool:
+    """True for a bare cluster node name: gpu-node-017, node017, nid001234, dgx-a100-03, ip-10-0-3-17."""
+    low = name.lower()
+    if not any(c.isdigit() for c in low) or _NOT_HOST_WORDS.match(low):
+        return False
+    if low.startswith("ip-"):
+        return True
+    if not _HOST_WORD.search(low):
+        return False
+    return "-" in low or bool(_NODE_DIGITS.match(low)) or bool(re.search(r"\d{3,}", low))
+
+
+@lru_cache(maxsize=65536)
+def is_hostish(value: str) -> bool:
+    """A value in host context (MASTER_ADDR=, hostname:, Connection to) that names a machine."""
+    v = value.rstrip(".:")
+    if not v or is_loopback(v) or _IPV4ISH.match(v) or v.lower() in PUBLIC_HOSTS:
+        return False
+    if _NOT_HOST_WORDS.match(v.lower()):
+        return False
+    if "." in v and not is_fqdn(v):
+        # a dotted name in host context: accept unless it is a file or module-looking name
+        last = v.rsplit(".", 1)[-1].lower()
+        if last in FILE_LIKE_TLDS or last in {"json", "yaml", "yml", "txt", "log", "h", "c", "cpp", "safetensors"}:
+            return False
+        return v == v.lower()
+    return any(c.isdigit() or c in "-." for c in v)
+
+
+def is_real_value(value: str, min_len: int = 1) -> bool:
+    """False for placeholders and empty settings: None, ***, <redacted>, ${VAR}, $VAR, [MASKED]."""
+    v = value.strip("\"' ")
+    return len(v) >= min_len and not _PLACEHOLDER_VALUE.search(v)
+
+
+def email_domain_ok(email: str) -> bool:
+    """An email whose domain has a public suffix (offline snapshot) or a cluster-internal one."""
+    domain = email.rsplit("@", 1)[-1].lower().rstrip(".")
+    if domain.rsplit(".", 1)[-1] in CLUSTER_SUFFIXES:
+        return True
+    return bool(OFFLINE_TLD(domain).suffix)

@@ -1,0 +1,82 @@
+"""The whole encyclopedia loads, is complete for the catalogue, and every entry is substantive."""
+
+from __future__ import annotations
+
+import itertools
+import re
+from pathlib import Path
+
+import pytest
+
+from retrieval.kb import SECTIONS, KBError, load_catalog, load_kb, parse_entry, section_steps
+from service.settings import Settings
+
+SETTINGS = Settings()
+KB = load_kb(SETTINGS.kb_dir)
+CATALOG = load_catalog(SETTINGS.resolved_catalog_path)
+MIN_WORDS = {"what": 40, "mechanism": 60, "observe": 40, "confirm": 40, "fix": 50, "prevention": 25, "verify": 20}
+
+
+def test_every_catalogue_id_has_an_entry():
+    missing = sorted(set(CATALOG) - set(KB.entries))
+    assert not missing, f"catalogue ids without a kb entry: {missing}"
+
+
+def test_entries_match_their_catalogue_category():
+    for entry in KB.entries.values():
+        if entry.id in CATALOG:
+            assert entry.meta.category == CATALOG[entry.id]["category"], entry.id
+
+
+@pytest.mark.parametrize("entry_id", sorted(KB.entries))
+def test_entry_sections_are_substantive(entry_id):
+    entry = KB.entries[entry_id]
+    for key, title in SECTIONS:
+        words = len(re.findall(r"\w+", entry.section(key)))
+        assert words >= MIN_WORDS[key], f"{entry_id}: '## {title}' has only {words} words"
+    assert section_steps(entry.section("fix")), f"{entry_id}: the fix has no steps"
+    assert len(entry.meta.signals.messages) >= 2, f"{entry_id}: fewer than 2 message variants"
+
+
+@pytest.mark.parametrize("entry_id", sorted(KB.entries))
+def test_entry_names_look_alikes_that_exist(entry_id):
+    confirm = KB.entries[entry_id].section("confirm")
+    named = set(re.findall(r"`([a-z0-9]+(?:-[a-z0-9]+)+)`", confirm)) & set(CATALOG)
+    assert named, f"{entry_id}: 'How to confirm' names no look-alike entry by id"
+
+
+def _shingles(text: str) -> set[tuple[str, ...]]:
+    words = re.findall(r"[a-z0-9]+", text.lower())
+    return {tuple(words[i : i + 5]) for i in range(len(words) - 4)}
+
+
+def test_no_two_entries_are_near_duplicates():
+    shingles = {eid: _shingles(" ".join(e.sections.values())) for eid, e in KB.entries.items()}
+    for a, b in itertools.combinations(sorted(shingles), 2):
+        inter = len(shingles[a] & shingles[b])
+        union = len(shingles[a] | shingles[b]) or 1
+        assert inter / union < 0.3, f"{a} and {b} share {inter / union:.0%} of their 5-word shingles"
+
+
+def test_strict_schema_rejects_unknown_keys_and_wrong_sections(tmp_path: Path):
+    good = Path(KB.entries["cuda-oom"].path).read_text()
+    extra = tmp_path / "cuda-oom.md"
+    extra.write_text(good.replace("schema_version: 1", "schema_version: 1\nsurprise: true", 1))
+    with pytest.raises(KBError, match="surprise"):
+        parse_entry(extra)
+    swapped = good.replace("## Fix", "## Remedy", 1)
+    extra.write_text(swapped)
+    with pytest.raises(KBError, match="unknown section"):
+        parse_entry(extra)
+    renamed = tmp_path / "not-cuda-oom.md"
+    renamed.write_text(good)
+    with pytest.raises(KBError, match="differs from the file name"):
+        parse_entry(renamed)
+
+
+def test_fusedadam_entry_states_the_true_mechanism():
+    entry = KB.entries["deepspeed-fusedadam-illegal-memory-access"]
+    mechanism = entry.section("mechanism") + entry.section("what")
+    assert "2^31" in mechanism or "2,147,483,647" in mechanism
+    assert re.search(r"32-bit|int32|\bint\b", mechanism)
+    assert "SM80" in mechanism  # the myth is named and refuted, not repeated as the cause
