@@ -5,6 +5,7 @@
 
 from __future__ import annotations
 
+import json
 import secrets
 import threading
 import time
@@ -15,10 +16,13 @@ from functools import cached_property
 from retrieval import FusionWeights, Query, build_query, fuse, search_sources
 from retrieval.index import Index, load_or_build
 from retrieval.kb import KnowledgeBase, load_kb
+from service import chat
+from service.chat.models import Message
 from service.compose import compose
+from service.errors import BadRequest, TooLarge
 from service.facts import extract_facts
 from service.ingest import Limits, ingest
-from service.masking import Masker, get_masker, mask
+from service.masking import Masker, get_masker, mask, mask_text
 from service.models import Diagnosis, Evidence, Facts, Hit, MaskedLog, Source
 from service.settings import Settings
 from service.store import Store
@@ -142,3 +146,34 @@ def diagnose(
         diagnosis.timings_ms["store"] = round((time.perf_counter() - t0) * 1000, 2)
         diagnosis.timings_ms["total"] = round(diagnosis.timings_ms["total"] + diagnosis.timings_ms["store"], 2)
     return diagnosis
+
+
+def ask(engine: Engine, diagnosis_id: str, question: str, *, workspace_id: str | None = None) -> tuple[Message, Message]:
+    """A follow-up question on a stored diagnosis: masked, answered, both stored. Returns (question, answer)."""
+    question = question.strip()
+    if not question:
+        raise BadRequest("The question is empty.", hint='Send {"question": "..."}.')
+    if len(question) > engine.settings.max_question_chars:
+        raise TooLarge(f"The question is over {engine.settings.max_question_chars} characters.", hint="Ask something shorter.")
+    masked_q, _ = mask_text(question, engine.masker)
+    d = engine.store.get(diagnosis_id, workspace_id)
+    excerpt = engine.store.excerpt(diagnosis_id, workspace_id)
+    history = history_of(engine, diagnosis_id, workspace_id)
+    reply = chat.answer(d, masked_q, excerpt, engine.kb, history, engine.settings)
+    engine.store.add_message(diagnosis_id, "user", json.dumps({"text": masked_q}), workspace_id)
+    engine.store.add_message(diagnosis_id, "assistant", reply.model_dump_json(), workspace_id)
+    *_, asked, answered = history_of(engine, diagnosis_id, workspace_id)
+    return asked, answered
+
+
+def history_of(engine: Engine, diagnosis_id: str, workspace_id: str | None = None) -> list[Message]:
+    out: list[Message] = []
+    for role, body, created in engine.store.messages(diagnosis_id, workspace_id):
+        data = json.loads(body)
+        if role == "user":
+            out.append(Message(role=role, text=data["text"], created_at=created.isoformat(timespec="seconds")))
+        else:
+            reply = chat.Reply.model_validate(data)
+            out.append(Message(role=role, text=reply.answer, created_at=created.isoformat(timespec="seconds"),
+                               citations=reply.citations, composer=reply.composer))
+    return out

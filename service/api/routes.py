@@ -7,11 +7,12 @@ from typing import Any
 
 from anyio import to_thread
 from fastapi import APIRouter, Request
+from pydantic import BaseModel, Field
 
 from service.api.uploads import read_sources
 from service.errors import NotFound
 from service.models import Diagnosis
-from service.pipeline import Engine, diagnose
+from service.pipeline import Engine, ask, diagnose, history_of
 
 router = APIRouter()
 
@@ -71,3 +72,20 @@ def get_entry(entry_id: str, request: Request) -> dict[str, Any]:
         "sections": entry.sections,
         "markdown": Path(entry.path).read_text(encoding="utf-8"),
     }
+
+
+class Question(BaseModel):
+    question: str = Field(min_length=1, max_length=20_000, description="a follow-up question about the diagnosis")
+
+
+@router.post("/v1/diagnoses/{diagnosis_id}/messages", status_code=201, tags=["chat"])
+async def post_message(diagnosis_id: str, body: Question, request: Request) -> dict[str, Any]:
+    """Ask a follow-up question; the answer cites entry sections, log lines and facts."""
+    engine = _engine(request)
+    asked, answered = await to_thread.run_sync(lambda: ask(engine, diagnosis_id, body.question))
+    return {"question": asked.model_dump(), "answer": answered.model_dump()}
+
+
+@router.get("/v1/diagnoses/{diagnosis_id}/messages", tags=["chat"])
+def get_messages(diagnosis_id: str, request: Request) -> dict[str, Any]:
+    return {"messages": [m.model_dump() for m in history_of(_engine(request), diagnosis_id)]}

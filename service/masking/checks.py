@@ -123,6 +123,8 @@ def is_hostish(value: str) -> bool:
     v = value.rstrip(".:")
     if not v or is_loopback(v) or _IPV4ISH.match(v) or v.lower() in PUBLIC_HOSTS:
         return False
+    if not any(c.isalpha() for c in v):
+        return False  # "nodes: 2", an IP or a port: not a machine name
     if _NOT_HOST_WORDS.match(v.lower()):
         return False
     if "." in v and not is_fqdn(v):

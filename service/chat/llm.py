@@ -1,0 +1,89 @@
+"""The LLM answerer: grounded in the stored diagnosis, the masked excerpt and the entry; citations checked."""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from collections.abc import Iterator
+
+from retrieval.kb import KnowledgeBase
+from service.chat.models import Citation, Message, Reply
+from service.errors import LLMError
+from service.llm import complete, stream
+from service.models import Diagnosis, Evidence
+from service.prompts import library
+from service.settings import Settings
+
+_CITATIONS = re.compile(r"^\s*CITATIONS:\s*(\[.*\])\s*$", re.M)
+_SECTIONS = {"what", "mechanism", "observe", "confirm", "fix", "prevention", "verify", "affected"}
+
+
+def messages_for(d: Diagnosis, question: str, excerpt: list[Evidence], kb: KnowledgeBase, history: list[Message],
+                 settings: Settings) -> list[dict[str, str]]:
+    prompts = library(str(settings.prompts_dir))
+    entry = kb.get(d.entry_id) if d.entry_id else None
+    sections = list(entry.sections.items()) if entry else []
+    user = prompts.render("chat.user", diagnosis=d, sections=sections, entry_id=d.entry_id or "none",
+                          excerpt=excerpt, history=history[-6:], question=question)
+    return [{"role": "system", "content": prompts.render("chat.system")}, {"role": "user", "content": user}]
+
+
+def parse_and_validate(text: str, d: Diagnosis, excerpt: list[Evidence], kb: KnowledgeBase) -> tuple[Reply, list[str]]:
+    """Split the answer from its CITATIONS line; every citation must point at existing material."""
+    errors: list[str] = []
+    m = _CITATIONS.search(text)
+    citations: list[Citation] = []
+    body = text
+    if m:
+        body = text[: m.start()].rstrip()
+        try:
+            raw = json.loads(m.group(1))
+            citations = [Citation.model_validate(c) for c in raw]
+        except (ValueError, TypeError) as exc:
+            errors.append(f"the CITATIONS line is not a JSON list of citations ({exc})")
+    lines = {f"{e.file}:{e.line}" for e in [*excerpt, *d.evidence]}
+    for c in citations:
+        if c.kind == "section":
+            eid, _, sec = c.ref.partition("#")
+            if kb.get(eid) is None or sec not in _SECTIONS:
+                errors.append(f"citation {c.ref} is not an entry section")
+        elif c.kind == "line":
+            if c.ref not in lines:
+                errors.append(f"citation {c.ref} is not a line of the excerpt")
+        elif c.kind == "fact":
+            if c.ref not in d.facts:
+                errors.append(f"citation {c.ref} is not an extracted fact")
+        else:
+            errors.append(f"citation kind '{c.kind}' is unknown")
+    if not body.strip():
+        errors.append("the answer is empty")
+    return Reply(answer=body, citations=citations, composer=str(d.composer)), errors
+
+
+def answer_llm(d: Diagnosis, question: str, excerpt: list[Evidence], kb: KnowledgeBase, history: list[Message],
+               settings: Settings) -> tuple[Reply | None, str]:
+    """The validated LLM reply, or None with the reason (the caller falls back)."""
+    msgs = messages_for(d, question, excerpt, kb, history, settings)
+    deadline = time.monotonic() + settings.llm_budget_s
+    reason = ""
+    for _ in range(2):
+        try:
+            reply = complete(settings, msgs, deadline=deadline)
+        except LLMError as exc:
+            return None, exc.message
+        parsed, errors = parse_and_validate(reply.text, d, excerpt, kb)
+        if not errors:
+            parsed.composer = reply.model
+            return parsed, ""
+        reason = "; ".join(errors)[:400]
+        msgs += [{"role": "assistant", "content": reply.text[:4000]},
+                 {"role": "user", "content": library(str(settings.prompts_dir)).render("repair.user", errors=errors)}]
+    return None, f"invalid answer: {reason}"
+
+
+def stream_llm(d: Diagnosis, question: str, excerpt: list[Evidence], kb: KnowledgeBase, history: list[Message],
+               settings: Settings) -> Iterator[str]:
+    """Raw text deltas; the caller validates the whole text when the stream ends."""
+    yield from stream(settings, messages_for(d, question, excerpt, kb, history, settings),
+                      deadline=time.monotonic() + settings.llm_budget_s)

@@ -1,0 +1,70 @@
+"""Stage 2, mask: the raw run in, the only form of the log anything downstream sees out.
+
+    mask(run) -> MaskedLog         every file of one run, one pseudonym table, counts per kind
+    mask_text(text) -> (str, counts)   chat questions and Slack text
+    mask_lines_stream / mask_chunks    ``crashdoc mask`` on a 100 MB file or stdin, bounded memory
+
+Modules: ``recognizers`` (the one registry), ``checks`` (host and value tests), ``protect`` (diagnostic
+tokens), ``engine`` (Presidio set-up, prefilter), ``pseudonyms``, ``stream`` (per-line, multi-line state).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterable, Iterator
+
+from service.masking.engine import Masker, Span
+from service.masking.stream import MaskState, mask_chunks, mask_line, mask_lines_stream, mask_segment
+from service.models import MaskedFile, MaskedLog, RawRun
+
+__all__ = [
+    "MaskState",
+    "Masker",
+    "Span",
+    "get_masker",
+    "mask",
+    "mask_chunks",
+    "mask_line",
+    "mask_lines_stream",
+    "mask_stream",
+    "mask_text",
+]
+
+_masker: Masker | None = None
+_lock = threading.Lock()
+
+
+def get_masker() -> Masker:
+    """The process-wide Masker, built on first use (a second or so: Presidio and spaCy set-up)."""
+    global _masker
+    if _masker is None:
+        with _lock:
+            if _masker is None:
+                _masker = Masker()
+    return _masker
+
+
+def mask(run: RawRun, masker: Masker | None = None) -> MaskedLog:
+    """Mask every file of one run with one pseudonym table: the same host is the same <HOST_n> everywhere."""
+    masker = masker or get_masker()
+    state = MaskState()
+    files = []
+    for f in run.files:
+        lines = list(mask_lines_stream(f.lines, masker, state))
+        files.append(MaskedFile(name=mask_segment(f.name, masker, state), lines=lines))
+    return MaskedLog(files=files, counts=dict(sorted(state.counts.items())))
+
+
+def mask_text(text: str, masker: Masker | None = None) -> tuple[str, dict[str, int]]:
+    """Mask free text (a chat question, a Slack message) with its own fresh pseudonym table."""
+    masker = masker or get_masker()
+    state = MaskState()
+    out = "\n".join(mask_lines_stream(text.split("\n"), masker, state))
+    return out, dict(sorted(state.counts.items()))
+
+
+def mask_stream(
+    chunks: Iterable[str], masker: Masker | None = None, state: MaskState | None = None
+) -> Iterator[str]:
+    """Masked text for a stream of text chunks; pass a ``MaskState`` to read its counts afterwards."""
+    return mask_chunks(chunks, masker or get_masker(), state if state is not None else MaskState())

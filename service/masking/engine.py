@@ -1,0 +1,120 @@
+"""Presidio configured for logs: blank spaCy pipeline, no network, our registry, a cheap prefilter.
+
+Built once per process (``Masker``); holds no per-run state, so concurrent ``mask()`` calls share it.
+Stock Presidio spends its time where logs do not need it: a spaCy pass and a deep-copying context
+enhancer on every call, and every recognizer on every line. Here the recognizers carry their context in
+their regexes, so the analyzer gets pre-built empty NLP artifacts and a pass-through enhancer, and only
+the recognizers whose trigger fires on the text.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import NamedTuple
+
+import spacy
+from presidio_analyzer import AnalyzerEngine, EntityRecognizer, RecognizerRegistry, RecognizerResult
+from presidio_analyzer.context_aware_enhancers import ContextAwareEnhancer
+from presidio_analyzer.nlp_engine import NlpArtifacts, SpacyNlpEngine
+from presidio_anonymizer import AnonymizerEngine
+
+from service.errors import ConfigError
+from service.masking.kinds import KINDS
+from service.masking.protect import overlaps, protected_spans
+from service.masking.recognizers import REGISTRY, Entry
+
+
+class Span(NamedTuple):
+    start: int
+    end: int
+    entity: str
+
+
+class BlankSpacyNlpEngine(SpacyNlpEngine):
+    """spaCy's blank English pipeline: a tokenizer, no model download, no 1,000,000-character limit."""
+
+    def __init__(self) -> None:
+        super().__init__(models=[{"lang_code": "en", "model_name": "blank:en"}])
+
+    def load(self) -> None:
+        nlp = spacy.blank("en")
+        nlp.max_length = 1 << 31
+        self.nlp = {"en": nlp}
+
+
+class PassThroughEnhancer(ContextAwareEnhancer):
+    """Our patterns encode their own context; the stock lemma enhancer deep-copies every result."""
+
+    def __init__(self) -> None:
+        super().__init__(0.0, 0.0, 0, 0)
+
+    def enhance_using_context(self, text, raw_results, nlp_artifacts, recognizers, context=None):  # type: ignore[no-untyped-def]
+        return raw_results
+
+
+def build_analyzer(recognizers: Sequence[EntityRecognizer]) -> AnalyzerEngine:
+    nlp_engine = BlankSpacyNlpEngine()
+    nlp_engine.load()
+    registry = RecognizerRegistry(recognizers=list(recognizers), supported_languages=["en"])
+    return AnalyzerEngine(
+        registry=registry,
+        nlp_engine=nlp_engine,
+        supported_languages=["en"],
+        context_aware_enhancer=PassThroughEnhancer(),
+    )
+
+
+class Masker:
+    """Finds what to mask in a piece of text. Heavy to build (Presidio engines), cheap and thread-safe to use."""
+
+    def __init__(self, registry: Sequence[Entry] = REGISTRY) -> None:
+        try:
+            self.entries = list(registry)
+            self.analyzer = build_analyzer([e.build() for e in self.entries])
+            self.anonymizer = AnonymizerEngine()
+            self._artifacts = NlpArtifacts(
+                entities=[], tokens=[], tokens_indices=[], lemmas=[], nlp_engine=self.analyzer.nlp_engine, language="en"
+            )
+            self._order = {e.entity: i for i, e in enumerate(self.entries)}
+            self._prefilter = re.compile("|".join(f"(?:{e.trigger})" for e in self.entries))
+            self._triggers = [(e.entity, re.compile(e.trigger)) for e in self.entries]
+            self.find("warm-up: MASTER_ADDR=gpu-node-1 10.0.0.1 a@b.com 4111 1111 1111 1111 00:1b:21:3a:4f:5c")
+        except Exception as exc:  # Presidio or spaCy set-up: a broken installation, not bad input
+            raise ConfigError(
+                f"The masker could not start: {exc}", hint="Reinstall crashdoc's dependencies (presidio, spacy)."
+            ) from exc
+
+    def may_hold(self, text: str) -> bool:
+        """The cheap check: False means no recognizer can match anywhere in ``text``."""
+        return self._prefilter.search(text) is not None
+
+    def entities_for(self, text: str) -> list[str]:
+        return [entity for entity, trigger in self._triggers if trigger.search(text)]
+
+    def find(self, text: str) -> tuple[Span, ...]:
+        """Spans to mask in ``text``: non-overlapping, credentials first, then longest, then registry order."""
+        entities = self.entities_for(text)
+        if not entities:
+            return ()
+        results = self.analyzer.analyze(text=text, language="en", entities=entities, nlp_artifacts=self._artifacts)
+        return self._resolve(text, results)
+
+    def _resolve(self, text: str, results: list[RecognizerResult]) -> tuple[Span, ...]:
+        protected: list[tuple[int, int]] | None = None
+        kept: list[RecognizerResult] = []
+        for r in results:
+            if r.entity_type not in KINDS:
+                continue
+            if not KINDS[r.entity_type].secret:
+                if protected is None:
+                    protected = protected_spans(text)
+                if overlaps(r.start, r.end, protected):
+                    continue  # a timestamp, version or address, not an identity
+            kept.append(r)
+        kept.sort(key=lambda r: (not KINDS[r.entity_type].secret, r.start - r.end, self._order[r.entity_type], r.start))
+        chosen: list[RecognizerResult] = []
+        for r in kept:
+            if not any(r.start < c.end and c.start < r.end for c in chosen):
+                chosen.append(r)
+        return tuple(sorted(Span(r.start, r.end, r.entity_type) for r in chosen))

@@ -1,0 +1,39 @@
+"""Diagnostic tokens that identity recognizers must never eat: timestamps, versions, PCI ids, addresses.
+
+Applied to identity and personal-data matches only (hosts, IPs, MACs, cards, IBANs): a credential is
+masked even inside one of these. Each pattern names the log line it protects.
+"""
+
+from __future__ import annotations
+
+import re
+
+PROTECTED: list[re.Pattern[str]] = [
+    re.compile(p)
+    for p in (
+        # [2024-05-01 12:00:03,123] / 2024-05-01T12:00:03.123456+00:00 (ISO 8601, never a date to mask)
+        r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(?:[.,]\d+)?(?:Z|[+-]\d{2}:?\d{2})?",
+        # I0501 12:00:03.123456 glog prefix
+        r"\b\d{2}:\d{2}:\d{2}(?:[.,]\d+)?\b",
+        # nvidia-smi / Xid: PCI bus id 00000000:3B:00.0
+        r"\b[0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-7]\b",
+        # frame #3: ... + 0x7f3a2c000000
+        r"\b0x[0-9A-Fa-f]+\b",
+        # cuDNN version 8.9.2.26 | TensorRT 8.6.1.6 | driver 535.104.05 (four-part versions look like IPv4)
+        r"(?i:\b(?:cudnn|cuda|nccl|driver|torch|pytorch|python|tensorrt|trt|triton|transformers|deepspeed|apex"
+        r"|jax|jaxlib|numpy|cublas|cufft|version|ver|release|build)\b[\s:=v]*\d+(?:\.\d+)+(?:[+~-][\w.]+)?)",
+        # v1.2.3.4 and long dotted numbers 1.2.3.4.5
+        r"(?<![\w.])v\d+(?:\.\d+){2,}",
+        r"(?<![\w.])\d+(?:\.\d+){4,}",
+        # memory figures and byte counts: 79.15 GiB, 1099511627776 bytes
+        r"\b\d[\d,.]*\s?(?:bytes|[KMGTP]i?B)\b",
+    )
+]
+
+
+def protected_spans(text: str) -> list[tuple[int, int]]:
+    return [m.span() for rx in PROTECTED for m in rx.finditer(text)]
+
+
+def overlaps(start: int, end: int, spans: list[tuple[int, int]]) -> bool:
+    return any(s < end and start < e for s, e in spans)

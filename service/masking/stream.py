@@ -1,0 +1,182 @@
+"""Line-wise masking with bounded memory: the same output whether a log comes whole, in chunks or in files.
+
+Per line: (1) multi-line state (PEM private-key blocks, netrc entries); (2) the prefilter, cached per
+line *shape* (ASCII digits folded to 0, so ``step 1234 loss 2.31`` and ``step 1235 loss 2.30`` share
+one verdict: triggers treat all digits alike); (3) prefixes that can hold nothing (``[rank3]:``,
+timestamps) and launcher host prefixes (``gpu-node-017: ``, NCCL's ``host:pid:tid [dev]``) are split
+off, so the rest of a repeated template hits the cache; (4) Presidio on what is left, cached per
+segment text. Caches belong to one run and hold spans and rendered text; they are cleared when full.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Iterable, Iterator
+
+from presidio_anonymizer.entities import OperatorConfig
+from presidio_anonymizer.entities import RecognizerResult as AnonResult
+
+from service.masking.engine import Masker, Span
+from service.masking.kinds import KINDS
+from service.masking.pseudonyms import Pseudonyms
+
+_DIGITS_TO_ZERO = bytes.maketrans(b"123456789", b"000000000")
+_MAX_SHAPES = 100_000
+_MAX_SEGMENTS = 50_000
+
+# [rank3]: | [default3]: | 3: (srun --label) | [2024-05-01 12:00:03,123] | 2024-05-01T12:00:03Z | [INFO]
+_SAFE_PREFIX = re.compile(
+    r"(?:\s*(?:\[(?:rank|default)?\d+\]:?|\d+:(?=\s)"
+    r"|\[?\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(?:[.,]\d+)?(?:Z|[+-]\d{2}:?\d{2})?\]?"
+    r"|\[(?:DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL|FATAL)\]))+\s?"
+)
+# gpu-node-017: [rank3]: ... (pdsh / deepspeed launcher) | gpu-node-017:2345:2345 [3] NCCL INFO ...
+_LAUNCHER_PREFIX = re.compile(r"(?P<host>[A-Za-z0-9][\w.-]*)(?::\d+:\d+ \[\d+\] |: )")
+_HOST_ENTITIES = frozenset({"HOSTNAME", "IP_ADDRESS"})
+
+_PEM_BEGIN = re.compile(r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----")
+_PEM_END = re.compile(r"-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----")
+_PEM_BODY = re.compile(r"(?:[A-Za-z0-9+/=]{8,}|(?:Proc-Type|DEK-Info|Comment):.*)\s*$")
+_PEM_MAX_PREFIX = 64
+_NETRC_WANDB_MACHINE = re.compile(r"^\s*machine\s+api\.wandb\.ai\s*$")
+_NETRC_PASSWORD = re.compile(r"^(?P<pre>.*?\bpassword\s+)(?P<v>[A-Za-z0-9_-]{40,})\s*$")
+
+
+class MaskState:
+    """Everything one run's masking remembers: pseudonyms, counts, caches, open multi-line blocks."""
+
+    def __init__(self) -> None:
+        self.pseudonyms = Pseudonyms()
+        self.counts: Counter[str] = Counter()
+        self.pem_open = False
+        self.netrc_wandb_lines = 0
+        self._shapes: dict[bytes, bool] = {}
+        self._segments: dict[str, tuple[str, tuple[str, ...], tuple[Span, ...]]] = {}
+        self._operators = {
+            entity: OperatorConfig("custom", {"lambda": self._replacer(entity)}) for entity in KINDS
+        }
+
+    def _replacer(self, entity: str):  # type: ignore[no-untyped-def]
+        placeholder = self.pseudonyms.placeholder
+        return lambda value: placeholder(entity, value)
+
+    def clean(self, text: str, masker: Masker) -> bool:
+        """True when no recognizer can fire on ``text`` (verdict cached by the line's digit-folded shape)."""
+        shape = text.encode("utf-8", "surrogatepass").translate(_DIGITS_TO_ZERO)
+        verdict = self._shapes.get(shape)
+        if verdict is None:
+            verdict = not masker.may_hold(text)
+            if len(self._shapes) >= _MAX_SHAPES:
+                self._shapes.clear()
+            self._shapes[shape] = verdict
+        return verdict
+
+    def analyse(self, text: str, masker: Masker) -> tuple[str, tuple[str, ...], tuple[Span, ...]]:
+        """Masked text, the counts keys it adds and its spans: Presidio once per distinct segment per run."""
+        hit = self._segments.get(text)
+        if hit is None:
+            spans = masker.find(text)
+            if spans:
+                for s in spans:  # number pseudonyms left to right (the anonymizer replaces right to left)
+                    self.pseudonyms.placeholder(s.entity, text[s.start : s.end])
+                results = [AnonResult(s.entity, s.start, s.end, 1.0) for s in spans]
+                masked = masker.anonymizer.anonymize(text, results, self._operators).text  # type: ignore[arg-type]
+            else:
+                masked = text
+            hit = (masked, tuple(KINDS[s.entity].key for s in spans), spans)
+            if len(self._segments) >= _MAX_SEGMENTS:
+                self._segments.clear()
+            self._segments[text] = hit
+        return hit
+
+    def segment(self, text: str, masker: Masker) -> str:
+        masked, keys, _ = self.analyse(text, masker)
+        if keys:
+            self.counts.update(keys)
+        return masked
+
+
+def mask_segment(text: str, masker: Masker, state: MaskState) -> str:
+    """Mask one line (or part of one) with no multi-line state."""
+    if not text or state.clean(text, masker):
+        return text
+    m = _SAFE_PREFIX.match(text)
+    if m and 0 < m.end() < len(text):
+        return text[: m.end()] + mask_segment(text[m.end() :], masker, state)
+    m = _LAUNCHER_PREFIX.match(text)
+    if m and m.end() < len(text):
+        head = text[: m.end()]
+        spans = state.analyse(head, masker)[2]
+        host = m.span("host")
+        if len(spans) == 1 and spans[0].entity in _HOST_ENTITIES and (spans[0].start, spans[0].end) == host:
+            return state.segment(head, masker) + mask_segment(text[m.end() :], masker, state)
+    return state.segment(text, masker)
+
+
+def _pem_continuation(line: str, masker: Masker, state: MaskState) -> str | None:
+    """Mask a line inside an open private-key block, or return None when the block has ended."""
+    end = _PEM_END.search(line)
+    core = line[: end.start()] if end else line
+    body = _PEM_BODY.search(core)
+    if body is None and end is None:
+        if not core.strip():
+            return line
+        state.pem_open = False  # a truncated block: this line is ordinary text
+        return None
+    start = body.start() if body else len(core)
+    if start > _PEM_MAX_PREFIX:
+        state.pem_open = False
+        return None
+    out = mask_segment(line[:start], masker, state) + "<PRIVATE_KEY>"
+    if end:
+        state.pem_open = False
+        out += mask_segment(line[end.end() :], masker, state)
+    return out
+
+
+def mask_line(line: str, masker: Masker, state: MaskState) -> str:
+    """Mask one line of a log, carrying multi-line state (PEM blocks, netrc entries) in ``state``."""
+    if state.pem_open:
+        out = _pem_continuation(line, masker, state)
+        if out is not None:
+            return out
+    if state.netrc_wandb_lines:
+        state.netrc_wandb_lines -= 1
+        m = _NETRC_PASSWORD.match(line)
+        if m:
+            state.counts[KINDS["WANDB_API_KEY"].key] += 1
+            return mask_segment(m.group("pre"), masker, state) + "<WANDB_API_KEY>"
+    out = mask_segment(line, masker, state)
+    if "-----BEGIN" in line:
+        begin = _PEM_BEGIN.search(line)
+        if begin and not _PEM_END.search(line, begin.end()):
+            state.pem_open = True
+    if "machine" in line and _NETRC_WANDB_MACHINE.match(line):
+        state.netrc_wandb_lines = 3
+    return out
+
+
+def mask_lines_stream(lines: Iterable[str], masker: Masker, state: MaskState) -> Iterator[str]:
+    """Masked lines, one per input line, in order; memory bounded by the caches, not by the input."""
+    for line in lines:
+        yield mask_line(line, masker, state)
+
+
+def mask_chunks(chunks: Iterable[str], masker: Masker, state: MaskState) -> Iterator[str]:
+    """Masked text for text arriving in arbitrary chunks (``crashdoc mask`` on a 100 MB file or stdin).
+
+    Yields whole masked lines with their newline; a final line without one is yielded without one.
+    """
+    pending = ""
+    for chunk in chunks:
+        if not chunk:
+            continue
+        pending += chunk
+        if "\n" not in chunk:
+            continue
+        *complete, pending = pending.split("\n")
+        for line in complete:
+            yield mask_line(line, masker, state) + "\n"
+    if pending:
+        yield mask_line(pending, masker, state)
