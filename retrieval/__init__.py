@@ -8,57 +8,59 @@ from retrieval.index import Index, dense_search, lexical_search
 from retrieval.query import Query, build_query
 from service.models import Facts, Hit, MaskedLog
 
-__all__ = ["FusionWeights", "Query", "build_query", "fuse", "retrieve", "search_sources"]
+__all__ = ["FusionWeights", "Query", "build_query", "fuse", "normalise", "retrieve", "search_sources"]
 
 _K = 10
 
 
 @dataclass(frozen=True)
 class FusionWeights:
-    """Weighted score fusion; the weights were picked by measurement on the eval set (evals/README.md)."""
+    """Weighted score fusion of normalised source scores; picked by measurement (benchmarks/tune_fusion.py)."""
 
     rule: float = 0.6
     dense: float = 0.25
     lexical: float = 0.15
+    dense_floor: float = 0.15  # cosine of unrelated text: scores 0
+    dense_span: float = 0.55  # cosine above the floor that scores 1
     sources: tuple[str, ...] = field(default=("rule", "dense", "lexical"))
 
 
-def _normalise_lexical(results: list[tuple[str, float]]) -> dict[str, float]:
-    if not results:
-        return {}
-    top = max(s for _, s in results)
-    return {eid: s / top for eid, s in results} if top > 0 else {}
-
-
-def _normalise_dense(results: list[tuple[str, float]]) -> dict[str, float]:
-    """Cosine similarity rescaled so unrelated text (about 0.15) scores 0 and a paraphrase about 1."""
-    return {eid: max(0.0, min(1.0, (s - 0.15) / 0.55)) for eid, s in results}
-
-
 def search_sources(log: MaskedLog, facts: Facts, index: Index, query: Query, sources: tuple[str, ...]) -> dict[str, dict[str, float]]:
-    """Each source's candidates with its normalised score in 0..1."""
+    """Each source's candidates with its raw score: rule strength, cosine similarity, BM25."""
     per_source: dict[str, dict[str, float]] = {"rule": {}, "dense": {}, "lexical": {}}
     for hit in facts.rule_hits:
         per_source["rule"][hit.entry_id] = max(per_source["rule"].get(hit.entry_id, 0.0), hit.strength)
     if "dense" in sources:
-        per_source["dense"] = _normalise_dense(dense_search(index, query.dense_text, _K))
+        per_source["dense"] = dict(dense_search(index, query.dense_text, _K))
     if "lexical" in sources:
-        per_source["lexical"] = _normalise_lexical(lexical_search(index, query.text, _K))
+        per_source["lexical"] = dict(lexical_search(index, query.text, _K))
     return per_source
 
 
+def normalise(per_source: dict[str, dict[str, float]], weights: FusionWeights) -> dict[str, dict[str, float]]:
+    """Scores in 0..1: rules as they are, cosine rescaled between floor and span, BM25 over its best."""
+    lex = per_source.get("lexical", {})
+    top = max(lex.values(), default=0.0)
+    return {
+        "rule": dict(per_source.get("rule", {})),
+        "dense": {e: max(0.0, min(1.0, (s - weights.dense_floor) / weights.dense_span)) for e, s in per_source.get("dense", {}).items()},
+        "lexical": {e: s / top for e, s in lex.items()} if top > 0 else {},
+    }
+
+
 def fuse(per_source: dict[str, dict[str, float]], index: Index, weights: FusionWeights) -> list[Hit]:
-    """One ranking from the sources' scores: a weighted sum, sources missing a candidate give it 0."""
+    """One ranking from the sources' raw scores: a weighted sum of normalised scores, a missing one counts 0."""
+    norm = normalise(per_source, weights)
     w = {"rule": weights.rule, "dense": weights.dense, "lexical": weights.lexical}
     active = [s for s in weights.sources if s in w]
     total_w = sum(w[s] for s in active) or 1.0
-    ranks = {s: {eid: r for r, (eid, _) in enumerate(sorted(per_source[s].items(), key=lambda kv: -kv[1]))} for s in active}
+    ranks = {s: {eid: r for r, (eid, _) in enumerate(sorted(norm[s].items(), key=lambda kv: -kv[1]))} for s in active}
     hits: list[Hit] = []
-    for eid in {eid for s in active for eid in per_source[s]}:
+    for eid in {eid for s in active for eid in norm[s]}:
         entry = index.kb.get(eid)
         if entry is None:
             continue
-        score = sum(w[s] * per_source[s].get(eid, 0.0) for s in active) / total_w
+        score = sum(w[s] * norm[s].get(eid, 0.0) for s in active) / total_w
         hits.append(
             Hit(entry_id=eid, title=entry.title, score=round(score, 4),
                 sources={s: round(per_source[s][eid], 4) for s in active if eid in per_source[s]},

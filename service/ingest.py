@@ -73,7 +73,7 @@ def _looks_binary(sample: bytes) -> bool:
     """True for data that is clearly not a text log (images, archives, model weights)."""
     if not sample:
         return False
-    control = sum(1 for b in sample if b < 9 or 13 < b < 32 and b != 27)
+    control = sum(1 for b in sample if b < 9 or (13 < b < 32 and b != 27))
     return control > max(8, len(sample) // 10)
 
 

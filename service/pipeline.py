@@ -76,9 +76,10 @@ class Engine:
 def masked_excerpt(log: MaskedLog, diagnosis: Diagnosis) -> list[Evidence]:
     """What is stored besides the diagnosis: the masked lines around the evidence, nothing more."""
     wanted: dict[str, set[int]] = {}
-    for ev in [*diagnosis.evidence, *diagnosis.collateral[:10]]:
-        lines = wanted.setdefault(ev.file, set())
-        lines.update(range(ev.line - _EXCERPT_CONTEXT, ev.line + _EXCERPT_CONTEXT + 1))
+    cited: list[tuple[str, int]] = [(e.file, e.line) for e in diagnosis.evidence]
+    cited += [(c.file, c.line) for c in diagnosis.collateral[:10]]
+    for file, line in cited:
+        wanted.setdefault(file, set()).update(range(line - _EXCERPT_CONTEXT, line + _EXCERPT_CONTEXT + 1))
     out: list[Evidence] = []
     for f in log.files:
         for n in sorted(wanted.get(f.name, ())):

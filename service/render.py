@@ -32,7 +32,7 @@ def _headline(d: Diagnosis) -> str:
 def to_text(d: Diagnosis, *, color: bool = False) -> str:
     bold = (lambda s: f"\x1b[1m{s}\x1b[0m") if color else (lambda s: s)
     out: list[str] = [bold("Root cause: ") + _headline(d), ""]
-    out += textwrap.wrap(d.summary, 100) + [""]
+    out += [*textwrap.wrap(d.summary, 100), ""]
     if d.initiating_rank is not None:
         out.append(f"Initiating rank: {d.initiating_rank}   ({len(d.collateral)} collateral error line(s) on other ranks)")
     if d.evidence:

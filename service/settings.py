@@ -49,6 +49,7 @@ class Settings(BaseSettings):
     llm_excerpt_lines: int = 160
 
     # Service.
+    log_level: str = "INFO"
     allow_anonymous: bool = True
     cors_origins: list[str] = []
     public_url: str | None = None

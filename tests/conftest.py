@@ -8,6 +8,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 import httpx
@@ -62,16 +63,24 @@ def wait_healthy(url: str, proc: subprocess.Popen[bytes], timeout: float = 90.0)
     raise TimeoutError("server did not become healthy")
 
 
+@dataclass(frozen=True)
+class LiveServer:
+    url: str
+    data_dir: Path
+    log_path: Path
+    pid: int
+
+
 @pytest.fixture(scope="session")
-def server(session_data_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """`crashdoc serve` as a real process on a free loopback port; yields its base URL."""
+def server(session_data_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
+    """`crashdoc serve` as a real process on a free loopback port, with its data dir and its log file."""
     port = free_port()
     data = tmp_path_factory.mktemp("server-data")
     # Reuse the session's index cache so the server does not embed the KB again.
     index = session_data_dir / "index"
     if index.exists():
         os.symlink(index, data / "index")
-    env = {**os.environ, "CRASHDOC_DATA_DIR": str(data)}
+    env = {**os.environ, "CRASHDOC_DATA_DIR": str(data), "CRASHDOC_LOG_LEVEL": "DEBUG"}
     log_path = data / "server.log"
     with open(log_path, "wb") as log:
         proc = subprocess.Popen(
@@ -81,7 +90,7 @@ def server(session_data_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> 
     url = f"http://127.0.0.1:{port}"
     try:
         wait_healthy(url, proc)
-        yield url
+        yield LiveServer(url=url, data_dir=data, log_path=log_path, pid=proc.pid)
     finally:
         proc.terminate()
         try:

@@ -248,12 +248,20 @@ class Clock:
 
 def nvidia_smi(gpus: list[tuple[str, str, int]], driver: str, cuda_max: str, rng: random.Random,
                used_mib: int = 0, when: str = "Tue Mar 12 09:13:51 2024", new_style: bool = True) -> list[str]:
-    """gpus: (name, bus id, total MiB). new_style is the 530+ layout."""
+    """The `nvidia-smi` table. gpus: (name as printed after 'NVIDIA ', bus id, total MiB); new_style is the
+    layout of drivers 530 and later, the other one that of older drivers (names like 'Tesla T4' unprefixed)."""
+    caps = {"H100": 700, "H200": 700, "A100-SXM": 400, "A100-PCIE": 250, "L40S": 350, "L4": 72, "A10G": 300,
+            "RTX 4090": 450, "RTX 3090": 350, "V100": 300, "T4": 70}
+
+    def cell(left: str, right: str, width: int) -> str:
+        return left + " " * max(1, width - len(left) - len(right)) + right
+
     out = [when]
     if new_style:
+        bar = "+-----------------------------------------+----------------------+----------------------+"
         out += [
             "+---------------------------------------------------------------------------------------+",
-            f"| NVIDIA-SMI {driver:<22} Driver Version: {driver:<14} CUDA Version: {cuda_max:<9}|",
+            "|" + cell(f" NVIDIA-SMI {driver}", f"Driver Version: {driver}   CUDA Version: {cuda_max:<9}|", 88),
             "|-----------------------------------------+----------------------+----------------------+",
             "| GPU  Name                 Persistence-M | Bus-Id        Disp.A | Volatile Uncorr. ECC |",
             "| Fan  Temp   Perf          Pwr:Usage/Cap |         Memory-Usage | GPU-Util  Compute M. |",
@@ -261,20 +269,22 @@ def nvidia_smi(gpus: list[tuple[str, str, int]], driver: str, cuda_max: str, rng
             "|=========================================+======================+======================|",
         ]
         for i, (name, bus, total) in enumerate(gpus):
-            cap = {"H100": 700, "H200": 700, "A100": 400, "L40S": 350, "L4": 72, "A10G": 300, "RTX 4090": 450,
-                   "RTX 3090": 350, "V100": 300, "T4": 70}
-            watts = next((v for k, v in cap.items() if k in name), 300)
-            temp = rng.randint(28, 41)
-            pwr = rng.randint(watts // 12, watts // 6)
-            fan = "N/A" if "RTX" not in name else f"{rng.randint(0, 35)}%"
-            ecc = "0" if "RTX" not in name and "A10G" not in name and "L4" not in name else ("Off" if "RTX" in name else "0")
-            mig = "Disabled" if ("A100" in name or "H100" in name or "H200" in name) else "N/A"
-            persist = "On" if "RTX" not in name else "Off"
-            out.append(f"| {i:>3}  NVIDIA {name:<20} {persist:>3}  | {bus} Off | {ecc:>20} |")
-            mem = f"{used_mib}MiB / {total}MiB"
-            out.append(f"| {fan:<4} {temp:>3}C    P0  {pwr:>18}W / {watts:>3}W | {mem:>20} | {0:>6}%      Default |")
-            out.append(f"|                                         |                      | {mig:>20} |")
-            out.append("+-----------------------------------------+----------------------+----------------------+")
+            watts = next((v for k, v in caps.items() if k in name), 300)
+            consumer = "RTX" in name
+            fan = f"{rng.randint(0, 35)}%" if consumer else "N/A"
+            ecc = "Off" if consumer else "0"
+            mig = "Disabled" if any(k in name for k in ("A100", "H100", "H200")) else "N/A"
+            persist = "Off" if consumer else "On"
+            pwr = rng.randint(max(8, watts // 12), max(10, watts // 6))
+            c1 = cell(f" {i:>3}  NVIDIA {name}", f"{persist}  ", 41)
+            c2 = cell(f" {rng.randint(27, 41):>3}C    P0" if not consumer else f" {fan:<4}{rng.randint(27, 41):>3}C    P8",
+                      f"{pwr}W / {watts}W ", 41)
+            if not consumer:
+                c2 = cell(f" {fan:<4} {rng.randint(27, 41):>3}C    P0", f"{pwr}W / {watts}W ", 41)
+            out.append(f"|{c1}| {bus} Off |{ecc:>21} |")
+            out.append(f"|{c2}|{f'{used_mib}MiB / {total}MiB':>21} |{'0%      Default':>21} |")
+            out.append(f"|{' ' * 41}|{' ' * 22}|{mig:>21} |")
+            out.append(bar)
         out += [
             "",
             "+---------------------------------------------------------------------------------------+",
@@ -286,9 +296,10 @@ def nvidia_smi(gpus: list[tuple[str, str, int]], driver: str, cuda_max: str, rng
             "+---------------------------------------------------------------------------------------+",
         ]
     else:
+        bar = "+-------------------------------+----------------------+----------------------+"
         out += [
             "+-----------------------------------------------------------------------------+",
-            f"| NVIDIA-SMI {driver:<12} Driver Version: {driver:<12} CUDA Version: {cuda_max:<8}|",
+            "|" + cell(f" NVIDIA-SMI {driver}", f"Driver Version: {driver}    CUDA Version: {cuda_max:<8}|", 78),
             "|-------------------------------+----------------------+----------------------+",
             "| GPU  Name        Persistence-M| Bus-Id        Disp.A | Volatile Uncorr. ECC |",
             "| Fan  Temp  Perf  Pwr:Usage/Cap|         Memory-Usage | GPU-Util  Compute M. |",
@@ -296,12 +307,13 @@ def nvidia_smi(gpus: list[tuple[str, str, int]], driver: str, cuda_max: str, rng
             "|===============================+======================+======================|",
         ]
         for i, (name, bus, total) in enumerate(gpus):
-            watts = 70 if "T4" in name else 300
-            out.append(f"| {i:>3}  {name:<18} Off  | {bus} Off | {'0':>20} |")
-            out.append(f"| N/A   {rng.randint(30, 44)}C    P0    {rng.randint(9, 40):>2}W / {watts:>3}W | "
-                       f"{str(used_mib) + 'MiB / ' + str(total) + 'MiB':>20} | {0:>6}%      Default |")
-            out.append("|                               |                      |                  N/A |")
-            out.append("+-------------------------------+----------------------+----------------------+")
+            watts = next((v for k, v in caps.items() if k in name), 300)
+            c1 = cell(f" {i:>3}  {name}", "Off  ", 31)
+            c2 = cell(f" N/A   {rng.randint(30, 44)}C    P8", f"{rng.randint(9, 40):>2}W / {watts:>3}W ", 31)
+            out.append(f"|{c1}| {bus} Off |{'0':>21} |")
+            out.append(f"|{c2}|{f'{used_mib}MiB / {total}MiB':>21} |{'0%      Default':>21} |")
+            out.append(f"|{' ' * 31}|{' ' * 22}|{'N/A':>21} |")
+            out.append(bar)
         out += [
             "",
             "+-----------------------------------------------------------------------------+",
@@ -667,15 +679,16 @@ class RealProgram:
     site: str                       # site-packages path shown in tracebacks
     setup: str = ""                 # run first, output discarded (creates checkpoints, data files)
     argv: list[str] = field(default_factory=list)
+    env_report: bool = False        # the job script runs `python -m torch.utils.collect_env` first
 
 
 REAL_PROGRAMS: list[RealProgram] = []
 
 
 def real(case: Case, command: str, script_name: str, source: str, log_name: str, home: str, site: str,
-         setup: str = "", argv: list[str] | None = None) -> None:
+         setup: str = "", argv: list[str] | None = None, env_report: bool = False) -> None:
     REAL_PROGRAMS.append(RealProgram(case, command, script_name, textwrap.dedent(source).lstrip(), log_name,
-                                     home, site, textwrap.dedent(setup).lstrip(), argv or []))
+                                     home, site, textwrap.dedent(setup).lstrip(), argv or [], env_report))
 
 
 real(
@@ -815,7 +828,7 @@ real(
         opt.step()
         if rank == 0 and step % 10 == 0:
             print(f"step {step} loss {loss.item():.4f}")
-    ''', "train.log", "/data/ssl/moco-lite", "/opt/conda/lib/python3.11/site-packages")
+    ''', "train.log", "/data/ssl/moco-lite", "/opt/conda/lib/python3.11/site-packages", env_report=True)
 
 real(
     Case("autograd-backward-twice-lstm-hidden-cpu-01", "autograd-backward-twice", "easy",
@@ -899,7 +912,7 @@ real(
         opt_g.zero_grad(); g_loss.backward(); sync_grads(G); opt_g.step()
         if rank == 0 and step % 50 == 0:
             print(f"step {step} d_loss {d_loss.item():.4f} g_loss {g_loss.item():.4f}")
-    ''', "train.log", "/home/gan", "/opt/conda/lib/python3.11/site-packages")
+    ''', "train.log", "/home/gan", "/opt/conda/lib/python3.11/site-packages", env_report=True)
 
 real(
     Case("autograd-no-grad-fn-frozen-head-cpu-01", "autograd-no-grad-fn", "easy",
@@ -999,7 +1012,7 @@ real(
         loss.backward()
         opt.step(); opt.zero_grad()
         print(f"step {step} loss {loss.item():.4f}")
-    ''', "train.log", "/home/ft/lora-tiny", "/opt/conda/lib/python3.11/site-packages")
+    ''', "train.log", "/home/ft/lora-tiny", "/opt/conda/lib/python3.11/site-packages", env_report=True)
 
 real(
     Case("shape-mismatch-flatten-resolution-cpu-01", "shape-mismatch", "easy",
@@ -1061,7 +1074,7 @@ real(
         opt.zero_grad(); loss.backward(); opt.step()
         if rank == 0 and step % 8 == 0:
             print(f"step {step} loss {loss.item():.4f}")
-    ''', "train.log", "/mnt/jobs/tabular-ddp", "/opt/conda/lib/python3.11/site-packages")
+    ''', "train.log", "/mnt/jobs/tabular-ddp", "/opt/conda/lib/python3.11/site-packages", env_report=True)
 
 real(
     Case("checkpoint-key-mismatch-ddp-prefix-cpu-01", "checkpoint-key-mismatch", "easy",
@@ -1131,7 +1144,7 @@ real(
     os.makedirs("runs/exp12", exist_ok=True)
     torch.save({"model": m.state_dict(), "optimizer": o.state_dict(), "epoch": 11,
                 "args": argparse.Namespace(lr=1e-3, epochs=30, resume="")}, "runs/exp12/checkpoint_0011.pt")
-    ''', argv=["--resume", "runs/exp12/checkpoint_0011.pt"])
+    ''', argv=["--resume", "runs/exp12/checkpoint_0011.pt"], env_report=True)
 
 real(
     Case("checkpoint-corrupt-lfs-pointer-cpu-02", "checkpoint-corrupt", "hard",
@@ -1143,7 +1156,7 @@ real(
 
     weights = "models/segmenter_v4.pt"
     print(f"torch {torch.__version__}")
-    print(f"loading weights from {weights}")
+    print(f"loading weights from {weights} ({os.path.getsize(weights) / 1e6:.1f} MB)")
     net = nn.Sequential(nn.Conv2d(3, 16, 3, padding=1), nn.ReLU(), nn.Conv2d(16, 2, 1))
     state = torch.load(weights, map_location="cpu")
     net.load_state_dict(state)
@@ -1156,7 +1169,7 @@ real(
         f.write("version https://git-lfs.github.com/spec/v1\\n"
                 "oid sha256:9f2c4e0b7a1d35c8e6f4b2a90d7c1e5f3a8b6d4c2e0f9a7b5d3c1e8f6a4b2d0c\\n"
                 "size 44791653\\n")
-    ''')
+    ''', env_report=True)
 
 
 def capture(prog: RealProgram) -> Case:
@@ -1177,8 +1190,14 @@ def capture(prog: RealProgram) -> Case:
         n = prog.command.split(":")[1]
         cmd = [str(VENV_TORCHRUN), f"--nproc_per_node={n}", prog.script_name, *prog.argv]
         shown = " ".join(["torchrun", f"--nproc_per_node={n}", prog.script_name, *prog.argv])
+    out = ""
+    if prog.env_report:
+        rep = subprocess.run([str(VENV_PY), "-m", "torch.utils.collect_env"], cwd=work, env=env,
+                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=300)
+        out += "+ python -m torch.utils.collect_env\n" + rep.stdout.decode("utf-8", "replace")
+    out += f"+ {shown}\n"
     proc = subprocess.run(cmd, cwd=work, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=300)
-    out = proc.stdout.decode("utf-8", "replace")
+    out += proc.stdout.decode("utf-8", "replace")
     venv_root = str(REPO / ".venv")
     site_root = prog.site.split("/lib/")[0]
     replacements = [
@@ -1189,9 +1208,15 @@ def capture(prog: RealProgram) -> Case:
     for old, new in replacements:
         out = out.replace(old, new)
     assert "/work/main" not in out and "crashdoc_real" not in out, prog.case.case_id
-    log = f"+ cd {prog.home}\n+ {shown}\n{out}+ exit {proc.returncode}\n"
     case = prog.case
-    case.files = {prog.log_name: log}
+    case.files = {prog.log_name: f"+ cd {prog.home}\n{out}"}
+    if prog.command.startswith("torchrun"):
+        # the rank torchrun reports as the first observed failure
+        root = re.search(r"Root Cause \(first observed failure\):\n\[0\]:\n.*\n.*\n  rank      : (\d+)", out)
+        assert root, case.case_id
+        if case.initiating_rank is not None and case.case_id.startswith("shape-mismatch"):
+            assert int(root.group(1)) == case.initiating_rank, "rank 2 must be the root cause; re-run"
+        case.initiating_rank = int(root.group(1))
     return case
 
 
@@ -1206,22 +1231,878 @@ def synthetic(fn):
     return fn
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--capture", action="store_true", help="re-run the real CPU programs (needs .venv torch)")
-    ap.add_argument("--only", default="", help="only cases whose id contains this")
-    args = ap.parse_args()
-    n = 0
-    for fn in SYNTHETIC:
-        case = fn()
-        if args.only in case.case_id:
-            write_case(case); n += 1
-    if args.capture:
-        for prog in REAL_PROGRAMS:
-            if args.only in prog.case.case_id:
-                write_case(capture(prog)); n += 1
-    print(f"wrote {n} cases under {CASES.relative_to(REPO)}")
+def interleave(rng: random.Random, streams: list[list[str]], chunk: tuple[int, int] = (1, 3)) -> list[str]:
+    """Merge per-rank outputs the way unprefixed stderr of several processes lands in one file."""
+    streams = [list(s) for s in streams]
+    out: list[str] = []
+    while any(streams):
+        live = [s for s in streams if s]
+        s = rng.choice(live)
+        n = rng.randint(*chunk)
+        out += s[:n]
+        del s[:n]
+    return out
 
 
-if __name__ == "__main__":
-    main()
+def env_dump(pairs: list[tuple[str, str]]) -> list[str]:
+    return [f"{k}={v}" for k, v in pairs]
+
+
+TE_SITE_310 = "/usr/local/lib/python3.10/dist-packages"
+
+
+# ---- fp8-unsupported-gpu -------------------------------------------------------------------------
+
+
+@synthetic
+def fp8_unsupported_te_a100_python() -> Case:
+    rng = random.Random("fp8u-01")
+    site = TE_SITE_310
+    clock = Clock(datetime(2024, 2, 19, 8, 41, 3), rng)
+    lines = ["+ nvidia-smi"]
+    lines += nvidia_smi([("A100-SXM4-40GB", "00000000:07:00.0", 40960)], "535.129.03", "12.2", rng,
+                        when="Mon Feb 19 08:41:03 2024")
+    lines += ["+ pip list 2>/dev/null | grep -E 'torch|transformer|flash|apex'",
+              "flash-attn                2.5.2",
+              "torch                     2.1.2+cu121",
+              "transformer-engine        1.2.1+b7e5b4c",
+              "+ python pretrain_gpt_te.py --config configs/gpt_1b3_fp8.yaml --data /data/tokens/pile_dedup_v2 "
+              "--micro-batch-size 4 --seq-length 2048 --fp8"]
+    clock.advance(6.2)
+    lines += [
+        f"[{clock.ds()}] INFO  | pretrain_gpt_te | torch 2.1.2+cu121, cuda 12.1, device NVIDIA A100-SXM4-40GB "
+        "(capability 8.0), 1 visible GPU(s)",
+        f"[{clock.ds()}] INFO  | pretrain_gpt_te | config: n_layers=24 d_model=2048 n_heads=16 ffn=8192 vocab=50304 "
+        "seq_len=2048 micro_bs=4 grad_accum=16 lr=2.0e-04 warmup=2000 steps=150000",
+        f"[{clock.ds()}] INFO  | pretrain_gpt_te | fp8: enabled, recipe=DelayedScaling(margin=0, interval=1, "
+        "fp8_format=Format.HYBRID, amax_history_len=1024, amax_compute_algo='max')",
+    ]
+    clock.advance(3.8)
+    lines += [
+        f"[{clock.ds()}] INFO  | data | opening /data/tokens/pile_dedup_v2: 412 shards, 98,304,117,760 tokens",
+        f"[{clock.ds()}] INFO  | data | train split: 408 shards, valid split: 4 shards",
+    ]
+    clock.advance(11.4)
+    lines += [
+        f"[{clock.ds()}] INFO  | model | building TE GPT with transformer_engine.pytorch.TransformerLayer x 24",
+        f"{site}/transformer_engine/pytorch/attention.py:3245: UserWarning: window_size should be (-1, -1) or "
+        "(>=0, >=0) for attn_mask_type=causal",
+        "  warnings.warn(",
+        f"[{clock.ds()}] INFO  | model | parameters: 1,313,601,536 (embeddings 103,022,592)",
+        f"[{clock.ds()}] INFO  | optim | FusedAdam(lr=0.0002, betas=(0.9, 0.95), eps=1e-08, weight_decay=0.1)",
+        f"[{clock.ds()}] INFO  | ckpt | no checkpoint found in /checkpoints/gpt-1b3-fp8, starting from scratch",
+        f"[{clock.ds()}] INFO  | train | starting training loop",
+    ]
+    clock.advance(1.9)
+    frames = [
+        ("/workspace/gpt-te/pretrain_gpt_te.py", 318, "<module>", "main()"),
+        ("/workspace/gpt-te/pretrain_gpt_te.py", 276, "main", "loss = train_step(model, batch, optimizer, fp8_recipe, args)"),
+        ("/workspace/gpt-te/pretrain_gpt_te.py", 181, "train_step",
+         "with te.fp8_autocast(enabled=args.fp8, fp8_recipe=fp8_recipe):"),
+        ("/usr/lib/python3.10/contextlib.py", 135, "__enter__", "return next(self.gen)"),
+        (f"{site}/transformer_engine/pytorch/fp8.py", 519, "fp8_autocast", "FP8GlobalStateManager.fp8_autocast_enter(enabled=enabled,"),
+        (f"{site}/transformer_engine/pytorch/fp8.py", 384, "fp8_autocast_enter", "assert fp8_available, reason_for_no_fp8"),
+    ]
+    lines += traceback(frames, "AssertionError: Device compute capability 8.9 or higher required for FP8 execution.")
+    return Case(
+        "fp8-unsupported-gpu-te-a100-python-01", "fp8-unsupported-gpu", "easy",
+        "Single A100-40GB GPT pretraining with Transformer Engine --fp8; fp8_autocast asserts at the first step",
+        {"train.log": "\n".join(lines)},
+        {"gpu_model": "A100-SXM4-40GB", "driver_version": "535.129.03", "torch_version": "2.1.2",
+         "cuda_version": "12.1", "launcher": "python", "precision": "fp8", "compute_capability": "8.0"},
+        ["compute capability", "bf16"])
+
+
+@synthetic
+def fp8_unsupported_accelerate_a10g() -> Case:
+    rng = random.Random("fp8u-02")
+    site = "/home/ubuntu/.venv/lib/python3.10/site-packages"
+    hf, wb = hf_token(rng), wandb_key(rng)
+    clock = Clock(datetime(2024, 6, 3, 14, 7, 51), rng)
+    lines = ["+ env | grep -E '^(HF_|WANDB_|NCCL_|CUDA_|ACCELERATE_)' | sort"]
+    lines += env_dump([("ACCELERATE_MIXED_PRECISION", "fp8"), ("CUDA_VISIBLE_DEVICES", "0,1,2,3"),
+                       ("HF_DATASETS_CACHE", "/opt/dlami/nvme/hf/datasets"), ("HF_HOME", "/opt/dlami/nvme/hf"),
+                       ("HF_TOKEN", hf), ("NCCL_DEBUG", "WARN"), ("WANDB_API_KEY", wb),
+                       ("WANDB_PROJECT", "clm-fp8-sweep")])
+    lines += ["+ nvidia-smi --query-gpu=index,name,memory.total,driver_version --format=csv",
+              "index, name, memory.total [MiB], driver_version"]
+    lines += [f"{i}, NVIDIA A10G, 23028 MiB, 535.161.08" for i in range(4)]
+    lines += ["+ accelerate launch --multi_gpu --num_processes 4 --mixed_precision fp8 train_clm.py "
+              "--model_name_or_path EleutherAI/pythia-1.4b --dataset_name wikitext --dataset_config_name "
+              "wikitext-103-raw-v1 --per_device_train_batch_size 4 --block_size 1024 --output_dir out/pythia-fp8",
+              "The following values were not passed to `accelerate launch` and had defaults used instead:",
+              "\t`--num_machines` was set to a value of `1`",
+              "\t`--dynamo_backend` was set to a value of `'no'`",
+              "To avoid this warning pass in values for each of the problematic parameters or run `accelerate config`."]
+    agent = 30112
+    lines += torchrun_header(clock, agent, "2.3")
+    clock.advance(7.3)
+    for r in range(4):
+        clock.tick(0.01, 0.2)
+        lines.append(f"06/03/2024 14:07:{58 + r // 3:02d} - INFO - __main__ - Distributed environment: MULTI_GPU  "
+                     f"Backend: nccl")
+        lines += [f"Num processes: 4", f"Process index: {r}", f"Local process index: {r}", f"Device: cuda:{r}", "",
+                  "Mixed precision type: fp8", ""]
+    lines += [
+        "Downloading readme: 100%|██████████| 10.5k/10.5k [00:00<00:00, 41.2MB/s]",
+        "Map (num_proc=8): 100%|██████████| 1801350/1801350 [00:41<00:00, 43566.38 examples/s]",
+        "Grouping texts in chunks of 1024 (num_proc=8): 100%|██████████| 1801350/1801350 [01:02<00:00, 28714.02 examples/s]",
+        "06/03/2024 14:09:49 - INFO - __main__ - Sample 41905 of the training set: {'input_ids': [187, 426, 253, "
+        "1708, 273, 253, 8783, 9123, 13, 253, ...], 'attention_mask': [1, 1, 1, 1, 1, ...], 'labels': [187, 426, 253, "
+        "1708, 273, ...]}.",
+        "wandb: Currently logged in as: clm-team. Use `wandb login --relogin` to force relogin",
+        "wandb: Tracking run with wandb version 0.17.0",
+        "wandb: Run data is saved locally in /home/ubuntu/clm/wandb/run-20240603_140951-3k9d2x7q",
+        "wandb: Run `wandb offline` to turn off syncing.",
+        "wandb: Syncing run pythia-1.4b-fp8-bs64",
+        "wandb: ⭐️ View project at https://wandb.ai/clm-team/clm-fp8-sweep",
+        "wandb: 🚀 View run at https://wandb.ai/clm-team/clm-fp8-sweep/runs/3k9d2x7q",
+        "06/03/2024 14:09:53 - INFO - __main__ - ***** Running training *****",
+        "06/03/2024 14:09:53 - INFO - __main__ -   Num examples = 117,306",
+        "06/03/2024 14:09:53 - INFO - __main__ -   Num Epochs = 3",
+        "06/03/2024 14:09:53 - INFO - __main__ -   Instantaneous batch size per device = 4",
+        "06/03/2024 14:09:53 - INFO - __main__ -   Total train batch size (w. parallel, distributed & accumulation) = 64",
+        "06/03/2024 14:09:53 - INFO - __main__ -   Gradient Accumulation steps = 4",
+        "06/03/2024 14:09:53 - INFO - __main__ -   Total optimization steps = 5,499",
+        "  0%|          | 0/5499 [00:00<?, ?it/s]",
+    ]
+    clock.t = datetime(2024, 6, 3, 14, 9, 55, 310000)
+    streams = []
+    for r in [2, 0, 3, 1]:
+        pre = f"[rank{r}]: "
+        fr = [("/home/ubuntu/clm/train_clm.py", 652, "<module>", "main()"),
+              ("/home/ubuntu/clm/train_clm.py", 566, "main", "outputs = model(**batch)")]
+        fr += module_frames(site, "2.3")
+        fr += [(f"{site}/torch/nn/parallel/distributed.py", 1593, "forward", "else self._run_ddp_forward(*inputs, **kwargs)"),
+               (f"{site}/torch/nn/parallel/distributed.py", 1411, "_run_ddp_forward", "return self.module(*inputs, **kwargs)  # type: ignore[index]")]
+        fr += module_frames(site, "2.3")
+        fr += [("/usr/lib/python3.10/contextlib.py", 78, "inner", "with self._recreate_cm():"),
+               ("/usr/lib/python3.10/contextlib.py", 135, "__enter__", "return next(self.gen)"),
+               (f"{site}/transformer_engine/pytorch/fp8.py", 607, "fp8_autocast", "FP8GlobalStateManager.fp8_autocast_enter("),
+               (f"{site}/transformer_engine/pytorch/fp8.py", 464, "fp8_autocast_enter", "assert fp8_available, reason_for_no_fp8")]
+        streams.append(traceback(fr, "AssertionError: Device compute capability 8.9 or higher required for FP8 execution.", pre))
+    lines += [ln for st in streams for ln in st]
+    lines += ["wandb: 🚀 View run pythia-1.4b-fp8-bs64 at: https://wandb.ai/clm-team/clm-fp8-sweep/runs/3k9d2x7q",
+              "wandb: Find logs at: wandb/run-20240603_140951-3k9d2x7q/logs"]
+    clock.advance(2.4)
+    pids = {r: 30140 + r for r in range(4)}
+    root = RankExit(2, 2, pids[2], 1, clock.elastic(), "ip-172-31-20-117")
+    others = [RankExit(0, 0, pids[0], 1, clock.elastic(), "ip-172-31-20-117"),
+              RankExit(1, 1, pids[1], 1, clock.elastic(), "ip-172-31-20-117")]
+    fail = torchrun_child_failed("train_clm.py", root, others, site, clock, agent, "/home/ubuntu/.venv/bin/python3",
+                                 "2.3", [pids[3]])
+    # accelerate's own frames sit on top of torch.distributed.run
+    cut = fail.index("Traceback (most recent call last):")
+    acc = traceback([
+        ("/home/ubuntu/.venv/bin/accelerate", 8, "<module>", "sys.exit(main())"),
+        (f"{site}/accelerate/commands/accelerate_cli.py", 46, "main", "args.func(args)"),
+        (f"{site}/accelerate/commands/launch.py", 1073, "launch_command", "multi_gpu_launcher(args)"),
+        (f"{site}/accelerate/commands/launch.py", 718, "multi_gpu_launcher", "distrib_run.run(args)"),
+        (f"{site}/torch/distributed/run.py", 870, "run", "elastic_launch("),
+        (f"{site}/torch/distributed/launcher/api.py", 132, "__call__", "return launch_agent(self._config, self._entrypoint, list(args))"),
+        (f"{site}/torch/distributed/launcher/api.py", 263, "launch_agent", "raise ChildFailedError("),
+    ], "torch.distributed.elastic.multiprocessing.errors.ChildFailedError: ")
+    end = fail.index("============================================================")
+    lines += fail[:cut] + acc + fail[end:]
+    return Case(
+        "fp8-unsupported-gpu-accelerate-a10g-02", "fp8-unsupported-gpu", "medium",
+        "accelerate launch --mixed_precision fp8 on a 4x A10G instance; Transformer Engine's fp8_autocast asserts "
+        "on every rank at the first forward and the run ends in ChildFailedError",
+        {"train.log": "\n".join(lines)},
+        {"gpu_model": "A10G", "gpu_count": "4", "driver_version": "535.161.08", "launcher": "accelerate",
+         "world_size": "4", "precision": "fp8"},
+        ["compute capability", "bf16"], initiating_rank=2, secrets=[hf, wb])
+
+
+@synthetic
+def fp8_unsupported_vllm_t4() -> Case:
+    rng = random.Random("fp8u-03")
+    site = "/usr/local/lib/python3.10/dist-packages"
+    clock = Clock(datetime(2024, 10, 21, 14, 2, 11), rng)
+    model = "neuralmagic/Meta-Llama-3.1-8B-Instruct-FP8"
+    lines = ["+ nvidia-smi"]
+    lines += nvidia_smi([("Tesla T4", "00000000:00:1E.0", 15360)], "550.54.15", "12.4", rng,
+                        when="Mon Oct 21 14:02:09 2024", new_style=False)
+    lines = [ln.replace("NVIDIA-SMI 550.54.15   ", "NVIDIA-SMI 550.54.15   ") for ln in lines]
+    lines += ["+ python3 -m pip list 2>/dev/null | grep -E '^(vllm|torch|xformers|transformers) '",
+              "torch                             2.4.0", "transformers                      4.45.2",
+              "vllm                              0.6.3.post1", "xformers                          0.0.27.post2",
+              f"+ vllm serve {model} --max-model-len 4096 --gpu-memory-utilization 0.92 --port 8000"]
+    v = lambda lvl, src, msg: f"{lvl} {clock.vllm()} {src}] {msg}"
+    ipc = "ipc:///tmp/" + "-".join(_rand(rng, HEX, n) for n in (8, 4, 4, 4, 12))
+    lines += [
+        v("INFO", "api_server.py:528", "vLLM API server version 0.6.3.post1"),
+        v("INFO", "api_server.py:529", f"args: Namespace(subparser='serve', model_tag='{model}', config='', host=None, "
+          "port=8000, uvicorn_log_level='info', allow_credentials=False, allowed_origins=['*'], allowed_methods=['*'], "
+          "allowed_headers=['*'], api_key=None, lora_modules=None, prompt_adapters=None, chat_template=None, "
+          "response_role='assistant', ssl_keyfile=None, ssl_certfile=None, ssl_ca_certs=None, ssl_cert_reqs=0, "
+          f"root_path=None, middleware=[], return_tokens_as_token_ids=False, disable_frontend_multiprocessing=False, "
+          f"enable_auto_tool_choice=False, tool_call_parser=None, tool_parser_plugin='', model='{model}', "
+          "tokenizer=None, skip_tokenizer_init=False, revision=None, code_revision=None, tokenizer_revision=None, "
+          "tokenizer_mode='auto', trust_remote_code=False, download_dir=None, load_format='auto', "
+          "config_format=<ConfigFormat.AUTO: 'auto'>, dtype='auto', kv_cache_dtype='auto', "
+          "quantization_param_path=None, max_model_len=4096, guided_decoding_backend='outlines', "
+          "distributed_executor_backend=None, worker_use_ray=False, pipeline_parallel_size=1, "
+          "tensor_parallel_size=1, max_parallel_loading_workers=None, ray_workers_use_nsight=False, block_size=16, "
+          "enable_prefix_caching=False, disable_sliding_window=False, use_v2_block_manager=False, "
+          "num_lookahead_slots=0, seed=0, swap_space=4, cpu_offload_gb=0, gpu_memory_utilization=0.92, "
+          "num_gpu_blocks_override=None, max_num_batched_tokens=None, max_num_seqs=256, max_logprobs=20, "
+          "disable_log_stats=False, quantization=None, rope_scaling=None, rope_theta=None, enforce_eager=False, "
+          "max_context_len_to_capture=None, max_seq_len_to_capture=8192, disable_custom_all_reduce=False, "
+          "tokenizer_pool_size=0, tokenizer_pool_type='ray', tokenizer_pool_extra_config=None, "
+          "limit_mm_per_prompt=None, mm_processor_kwargs=None, enable_lora=False, max_loras=1, max_lora_rank=16, "
+          "served_model_name=None, disable_log_requests=False, max_log_len=None, "
+          "dispatch_function=<function serve at 0x7f3e5c1a7d90>)"),
+        v("INFO", "api_server.py:166", f"Multiprocessing frontend to use {ipc} for IPC Path."),
+        v("INFO", "api_server.py:179", "Started engine process with PID 2871"),
+    ]
+    clock.advance(4.1)
+    lines += [v("WARNING", "config.py:1668", "Casting torch.bfloat16 to torch.float16.")]
+    clock.advance(3.3)
+    lines += [v("WARNING", "config.py:1668", "Casting torch.bfloat16 to torch.float16.")]
+    clock.advance(1.0)
+    lines += [
+        v("INFO", "llm_engine.py:237", f"Initializing an LLM engine (v0.6.3.post1) with config: model='{model}', "
+          f"speculative_config=None, tokenizer='{model}', skip_tokenizer_init=False, tokenizer_mode=auto, "
+          "revision=None, override_neuron_config=None, rope_scaling=None, rope_theta=None, tokenizer_revision=None, "
+          "trust_remote_code=False, dtype=torch.float16, max_seq_len=4096, download_dir=None, "
+          "load_format=LoadFormat.AUTO, tensor_parallel_size=1, pipeline_parallel_size=1, "
+          "disable_custom_all_reduce=False, quantization=fp8, enforce_eager=False, kv_cache_dtype=auto, "
+          "quantization_param_path=None, device_config=cuda, decoding_config=DecodingConfig("
+          "guided_decoding_backend='outlines'), observability_config=ObservabilityConfig(otlp_traces_endpoint=None, "
+          "collect_model_forward_time=False, collect_model_execute_time=False), seed=0, "
+          f"served_model_name={model}, use_v2_block_manager=True, num_scheduler_steps=1, "
+          "chunked_prefill_enabled=False multi_step_stream_outputs=True, enable_prefix_caching=False, "
+          "use_async_output_proc=True, use_cached_outputs=True, mm_processor_kwargs=None)"),
+    ]
+    clock.advance(1.2)
+    lines += [v("INFO", "selector.py:224", "Cannot use FlashAttention-2 backend for Volta and Turing GPUs."),
+              v("INFO", "selector.py:115", "Using XFormers backend.")]
+    clock.advance(0.9)
+    lines += [v("INFO", "selector.py:224", "Cannot use FlashAttention-2 backend for Volta and Turing GPUs."),
+              v("INFO", "selector.py:115", "Using XFormers backend.")]
+    clock.advance(0.6)
+    lines += [v("INFO", "model_runner.py:1056", f"Starting to load model {model}...")]
+    eng = f"{site}/vllm"
+    lines += ["Process SpawnProcess-1:"]
+    lines += traceback([
+        ("/usr/lib/python3.10/multiprocessing/process.py", 314, "_bootstrap", "self.run()"),
+        ("/usr/lib/python3.10/multiprocessing/process.py", 108, "run", "self._target(*self._args, **self._kwargs)"),
+        (f"{eng}/engine/multiprocessing/engine.py", 390, "run_mp_engine", "engine = MQLLMEngine.from_engine_args(engine_args=engine_args,"),
+        (f"{eng}/engine/multiprocessing/engine.py", 139, "from_engine_args", "return cls("),
+        (f"{eng}/engine/multiprocessing/engine.py", 78, "__init__", "self.engine = LLMEngine(*args,"),
+        (f"{eng}/engine/llm_engine.py", 335, "__init__", "self.model_executor = executor_class("),
+        (f"{eng}/executor/executor_base.py", 47, "__init__", "self._init_executor()"),
+        (f"{eng}/executor/gpu_executor.py", 40, "_init_executor", "self.driver_worker.load_model()"),
+        (f"{eng}/worker/worker.py", 183, "load_model", "self.model_runner.load_model()"),
+        (f"{eng}/worker/model_runner.py", 1058, "load_model", "self.model = get_model(model_config=self.model_config,"),
+        (f"{eng}/model_executor/model_loader/__init__.py", 19, "get_model", "return loader.load_model(model_config=model_config,"),
+        (f"{eng}/model_executor/model_loader/loader.py", 398, "load_model", "model = _initialize_model(model_config, self.load_config,"),
+        (f"{eng}/model_executor/model_loader/loader.py", 173, "_initialize_model", "quant_config=_get_quantization_config(model_config, load_config),"),
+        (f"{eng}/model_executor/model_loader/loader.py", 96, "_get_quantization_config", "raise ValueError("),
+    ], "ValueError: The quantization method fp8 is not supported for the current GPU. Minimum capability: 80. "
+       "Current capability: 75.")
+    lines += traceback([
+        ("/usr/local/bin/vllm", 8, "<module>", "sys.exit(main())"),
+        (f"{eng}/scripts.py", 195, "main", "args.dispatch_function(args)"),
+        (f"{eng}/scripts.py", 41, "serve", "uvloop.run(run_server(args))"),
+        (f"{site}/uvloop/__init__.py", 82, "run", "return loop.run_until_complete(wrapper())"),
+        ("uvloop/loop.pyx", 1518, "uvloop.loop.Loop.run_until_complete", ""),
+        (f"{site}/uvloop/__init__.py", 61, "wrapper", "return await main"),
+        (f"{eng}/entrypoints/openai/api_server.py", 552, "run_server", "async with build_async_engine_client(args) as engine_client:"),
+        ("/usr/lib/python3.10/contextlib.py", 199, "__aenter__", "return await anext(self.gen)"),
+        (f"{eng}/entrypoints/openai/api_server.py", 107, "build_async_engine_client", "async with build_async_engine_client_from_engine_args("),
+        ("/usr/lib/python3.10/contextlib.py", 199, "__aenter__", "return await anext(self.gen)"),
+        (f"{eng}/entrypoints/openai/api_server.py", 194, "build_async_engine_client_from_engine_args", "raise RuntimeError("),
+    ], "RuntimeError: Engine process failed to start")
+    return Case(
+        "fp8-unsupported-gpu-vllm-t4-03", "fp8-unsupported-gpu", "medium",
+        "vLLM serving an FP8 checkpoint on a Tesla T4; the engine process raises the fp8 capability error and the "
+        "API server only reports 'Engine process failed to start'",
+        {"vllm.log": "\n".join(lines)},
+        {"gpu_model": "Tesla T4", "driver_version": "550.54.15", "torch_version": "2.4.0",
+         "precision": "fp8", "compute_capability": "7.5"},
+        ["capability", "fp16"])
+
+
+@synthetic
+def fp8_unsupported_torchao_3090() -> Case:
+    rng = random.Random("fp8u-04")
+    site = "/home/mlee/miniforge3/envs/nanogpt/lib/python3.11/site-packages"
+    clock = Clock(datetime(2024, 11, 2, 22, 15, 40), rng)
+    lines = ["(nanogpt) mlee@ws-4u-02:~/nanogpt-fp8$ python train_float8.py config/train_shakespeare_char.py "
+             "--compile=False --float8=True",
+             "Overriding config with config/train_shakespeare_char.py:",
+             "# train a miniature character-level shakespeare model",
+             "# good for debugging and playing on macbooks and such",
+             "",
+             "out_dir = 'out-shakespeare-char'",
+             "eval_interval = 250 # keep frequent because we'll overfit",
+             "eval_iters = 200",
+             "log_interval = 10 # don't print too too often",
+             "",
+             "# we expect to overfit on this small dataset, so only save when val improves",
+             "always_save_checkpoint = False",
+             "",
+             "wandb_log = False # override via command line if you like",
+             "dataset = 'shakespeare_char'",
+             "gradient_accumulation_steps = 1",
+             "batch_size = 64",
+             "block_size = 256 # context of up to 256 previous characters",
+             "",
+             "# baby GPT model :)",
+             "n_layer = 6",
+             "n_head = 6",
+             "n_embd = 384",
+             "dropout = 0.2",
+             "",
+             "learning_rate = 1e-3 # with baby networks can afford to go a bit higher",
+             "max_iters = 5000",
+             "lr_decay_iters = 5000 # make equal to max_iters usually",
+             "min_lr = 1e-4 # learning_rate / 10 usually",
+             "beta2 = 0.99 # make a bit bigger because number of tokens per iter is small",
+             "",
+             "warmup_iters = 100 # not super necessary potentially",
+             "",
+             "Overriding: compile = False",
+             "Overriding: float8 = True",
+             "tokens per iteration will be: 16,384",
+             "found vocab_size = 65 (inside data/shakespeare_char/meta.pkl)",
+             "Initializing a new model from scratch",
+             "number of parameters: 10.65M",
+             "device: cuda:0 NVIDIA GeForce RTX 3090, torch 2.4.1+cu124, dtype bfloat16",
+             "float8: converting nn.Linear modules with torchao 0.5.0 convert_to_float8_training "
+             "(skipping lm_head)",
+             "float8: converted 24 linear layers",
+             "num decayed parameter tensors: 26, with 10,740,096 parameters",
+             "num non-decayed parameter tensors: 13, with 4,992 parameters",
+             "using fused AdamW: True"]
+    fr = [("/home/mlee/nanogpt-fp8/train_float8.py", 301, "<module>", "losses = estimate_loss()"),
+          (f"{site}/torch/utils/_contextlib.py", 116, "decorate_context", "return func(*args, **kwargs)"),
+          ("/home/mlee/nanogpt-fp8/train_float8.py", 232, "estimate_loss", "logits, loss = model(X, Y)")]
+    fr += module_frames(site, "2.4")
+    fr += [("/home/mlee/nanogpt-fp8/model.py", 181, "forward", "x = block(x)")]
+    fr += module_frames(site, "2.4")
+    fr += [("/home/mlee/nanogpt-fp8/model.py", 104, "forward", "x = x + self.attn(self.ln_1(x))")]
+    fr += module_frames(site, "2.4")
+    fr += [("/home/mlee/nanogpt-fp8/model.py", 52, "forward", "q, k, v  = self.c_attn(x).split(self.n_embd, dim=2)")]
+    fr += module_frames(site, "2.4")
+    fr += [(f"{site}/torchao/float8/float8_linear.py", 464, "forward",
+            "output = manual_float8_matmul_with_args_in_float8.apply(input_fp8, weight_fp8_t)"),
+           (f"{site}/torch/autograd/function.py", 574, "apply", "return super().apply(*args, **kwargs)  # type: ignore[misc]"),
+           (f"{site}/torchao/float8/float8_linear.py", 83, "forward", "orig_shape = input_fp8.shape\n    ...\n    res_bits = torch.mm(input_fp8_reshaped, weight_fp8_t)"),
+           (f"{site}/torchao/float8/float8_tensor.py", 359, "__torch_dispatch__", "return FLOAT8_OPS_TABLE[func](func, args, kwargs)"),
+           (f"{site}/torchao/float8/float8_ops.py", 215, "float8_mm", "tensor_out = addmm_float8_unwrapped("),
+           (f"{site}/torchao/float8/float8_python_api.py", 55, "addmm_float8_unwrapped", "output = torch._scaled_mm(")]
+    fr = [(a, b, c, d.split("\n")[-1].strip() if "\n" in d else d) for a, b, c, d in fr]
+    lines += traceback(fr, "RuntimeError: torch._scaled_mm is only supported on CUDA devices with compute capability "
+                           ">= 9.0 or 8.9, or ROCm MI300+")
+    lines += ["(nanogpt) mlee@ws-4u-02:~/nanogpt-fp8$ "]
+    return Case(
+        "fp8-unsupported-gpu-torchao-3090-04", "fp8-unsupported-gpu", "easy",
+        "nanoGPT with torchao float8 training on an RTX 3090 workstation; torch._scaled_mm refuses (sm_86)",
+        {"train.log": "\n".join(lines)},
+        {"gpu_model": "GeForce RTX 3090", "torch_version": "2.4.1", "cuda_version": "12.4", "launcher": "python",
+         "precision": "fp8"},
+        ["compute capability", "bf16"], secrets=["mlee"])
+
+
+def libaddr(rng: random.Random) -> str:
+    return "0x7f" + _rand(rng, "0123456789abcdef", 2) + _rand(rng, HEX, 8)
+
+
+def watchdog_abort(rng: random.Random, clock: Clock, rank: int, seq: int, op: str, numel: int, timeout_ms: int,
+                   torch_ver: str, site: str, pid: int) -> list[str]:
+    """What a rank prints when the NCCL watchdog gives up on a collective and aborts the process."""
+    ran = timeout_ms + rng.randint(20, 900)
+    work = (f"WorkNCCL(SeqNum={seq}, OpType={op}, NumelIn={numel}, NumelOut={numel}, Timeout(ms)={timeout_ms}) "
+            f"ran for {ran} milliseconds before timing out.")
+    lib = f"{site}/torch/lib"
+    if torch_ver in ("2.0", "2.1", "2.2"):
+        return [
+            f"[E ProcessGroupNCCL.cpp:475] [Rank {rank}] Watchdog caught collective operation timeout: {work}",
+            "[E ProcessGroupNCCL.cpp:489] Some NCCL operations have failed or timed out. Due to the asynchronous "
+            "nature of CUDA kernels, subsequent GPU operations might run on corrupted/incomplete data.",
+            "[E ProcessGroupNCCL.cpp:495] To avoid data inconsistency, we are taking the entire process down.",
+            f"[E ProcessGroupNCCL.cpp:916] [Rank {rank}] NCCL watchdog thread terminated with exception: [Rank {rank}] "
+            f"Watchdog caught collective operation timeout: {work}",
+            "terminate called after throwing an instance of 'std::runtime_error'",
+            f"  what():  [Rank {rank}] NCCL watchdog thread terminated with exception: [Rank {rank}] Watchdog caught "
+            f"collective operation timeout: {work}",
+        ]
+    p = f"[rank{rank}]:"
+    def g(line: int) -> str:
+        clock.tick(0.00001, 0.0004)
+        t = clock.t
+        # c10's own logger: month*100+day without zero padding, nanoseconds
+        return f"{p}[E{t.month * 100 + t.day} {t.strftime('%H:%M:%S')}.{t.microsecond:06d}{rng.randint(100, 999)} ProcessGroupNCCL.cpp:{line}]"
+    pg = f"[PG 0 (default_pg) Rank {rank}]"
+    frames = [
+        f"frame #0: c10::Error::Error(c10::SourceLocation, std::string) + 0x96 ({libaddr(rng)} in {lib}/libc10.so)",
+        "frame #1: c10d::ProcessGroupNCCL::WorkNCCL::checkTimeout(std::optional<std::chrono::duration<long, "
+        f"std::ratio<1l, 1000l> > >) + 0x1d2 ({libaddr(rng)} in {lib}/libtorch_cuda.so)",
+        f"frame #2: c10d::ProcessGroupNCCL::watchdogHandler() + 0x233 ({libaddr(rng)} in {lib}/libtorch_cuda.so)",
+        f"frame #3: c10d::ProcessGroupNCCL::ncclCommWatchdog() + 0x10c ({libaddr(rng)} in {lib}/libtorch_cuda.so)",
+        f"frame #4: <unknown function> + 0xdc253 ({libaddr(rng)} in /lib/x86_64-linux-gnu/libstdc++.so.6)",
+        f"frame #5: <unknown function> + 0x94ac3 ({libaddr(rng)} in /lib/x86_64-linux-gnu/libc.so.6)",
+        f"frame #6: <unknown function> + 0x126850 ({libaddr(rng)} in /lib/x86_64-linux-gnu/libc.so.6)",
+    ]
+    out = [
+        f"{g(607)} [Rank {rank}] Watchdog caught collective operation timeout: {work}",
+        f"{g(1664)} {pg} Exception (either an error or timeout) detected by watchdog at work: {seq}, last enqueued "
+        f"NCCL work: {seq}, last completed NCCL work: {seq - 1}.",
+        f"{g(621)} [Rank {rank}] Some NCCL operations have failed or timed out. Due to the asynchronous nature of "
+        "CUDA kernels, subsequent GPU operations might run on corrupted/incomplete data.",
+        f"{g(627)} [Rank {rank}] To avoid data inconsistency, we are taking the entire process down.",
+        f"{g(1515)} {pg} Process group watchdog thread terminated with exception: [Rank {rank}] Watchdog caught "
+        f"collective operation timeout: {work}",
+        "Exception raised from checkTimeout at ../torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:609 (most recent "
+        "call last):",
+    ] + frames + [
+        "",
+        "terminate called after throwing an instance of 'c10::DistBackendError'",
+        f"  what():  {pg} Process group watchdog thread terminated with exception: [Rank {rank}] Watchdog caught "
+        f"collective operation timeout: {work}",
+        "Exception raised from checkTimeout at ../torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:609 (most recent "
+        "call last):",
+    ] + frames + [
+        "",
+        "Exception raised from ncclCommWatchdog at ../torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:1521 (most "
+        "recent call last):",
+        f"frame #0: c10::Error::Error(c10::SourceLocation, std::string) + 0x96 ({libaddr(rng)} in {lib}/libc10.so)",
+        f"frame #1: <unknown function> + 0xe5aa84 ({libaddr(rng)} in {lib}/libtorch_cuda.so)",
+        f"frame #2: <unknown function> + 0xdc253 ({libaddr(rng)} in /lib/x86_64-linux-gnu/libstdc++.so.6)",
+        f"frame #3: <unknown function> + 0x94ac3 ({libaddr(rng)} in /lib/x86_64-linux-gnu/libc.so.6)",
+        f"frame #4: <unknown function> + 0x126850 ({libaddr(rng)} in /lib/x86_64-linux-gnu/libc.so.6)",
+        "",
+    ]
+    _ = pid
+    return out
+
+
+# ---- fp8-gemm-shape-alignment --------------------------------------------------------------------
+
+
+def te_gpt_train_lines(rng: random.Random, clock: Clock, start: int, stop: int, every: int, total: int,
+                       tok_per_step: int, loss0: float, prefix: str = "") -> list[str]:
+    out = []
+    loss = loss0
+    for step in range(start, stop + 1, every):
+        clock.advance(every * rng.uniform(0.37, 0.41))
+        loss = max(1.6, loss - rng.uniform(0.0, 0.004) * every / 10 + rng.uniform(-0.02, 0.02))
+        lr = 3e-4 * min(1, step / 2000)
+        tps = tok_per_step / rng.uniform(0.37, 0.41)
+        out.append(f"{prefix}[{clock.ds()}] step {step:>6}/{total} | loss {loss:.4f} | lr {lr:.3e} | "
+                   f"grad_norm {rng.uniform(0.18, 0.55):.3f} | tok/s {tps:,.0f} | mem 61.2GiB")
+    return out
+
+
+@synthetic
+def fp8_align_te_eval_h100() -> Case:
+    rng = random.Random("fp8a-01")
+    site = TE_SITE_310
+    clock = Clock(datetime(2024, 8, 14, 2, 3, 12), rng)
+    lines = ["+ python -m torch.utils.collect_env"]
+    lines += collect_env("2.3.1", "12.1", ["H100 80GB HBM3"], "550.90.07", "3.10.12", "Ubuntu 22.04.4 LTS",
+                         ["numpy==1.26.4", "transformer_engine==1.8.0+3ec998e", "flash-attn==2.5.8",
+                          "triton==2.3.1"], cudnn="8.9.7", cpu="Intel(R) Xeon(R) Platinum 8480+")
+    lines += ["+ python train.py --model gpt-1.3b --seq-len 2048 --micro-bs 4 --fp8 hybrid --eval-every 500 "
+              "--val-data /data/val/arxiv_val.jsonl"]
+    lines += [
+        f"[{clock.ds()}] building gpt-1.3b: 24 x te.TransformerLayer(hidden=2048, ffn=8192, heads=16), "
+        "fuse_qkv_params=True, params_dtype=torch.bfloat16",
+        f"[{clock.ds()}] fp8 recipe: DelayedScaling(margin=0, fp8_format=Format.HYBRID, amax_history_len=16, "
+        "amax_compute_algo='max')",
+        f"[{clock.ds()}] train data: 96 packed shards, seq_len=2048 (no padding); val data: 212 documents "
+        "(unpacked, batch_size=1)",
+    ]
+    clock.advance(8)
+    lines += te_gpt_train_lines(rng, clock, 10, 500, 10, 20000, 4 * 2048, 7.9)
+    clock.advance(1.1)
+    lines.append(f"[{clock.ds()}] step 500: running validation on 212 documents")
+    site_te = f"{site}/transformer_engine/pytorch"
+    fr = [("/workspace/te-gpt/train.py", 301, "<module>", "main()"),
+          ("/workspace/te-gpt/train.py", 287, "main", "val_loss = evaluate(model, val_loader, fp8_recipe, args)"),
+          (f"{site}/torch/utils/_contextlib.py", 115, "decorate_context", "return func(*args, **kwargs)"),
+          ("/workspace/te-gpt/train.py", 142, "evaluate", "logits = model(input_ids)")]
+    fr += module_frames(site, "2.3")
+    fr += [("/workspace/te-gpt/model.py", 118, "forward", "x = layer(x, attention_mask=None)")]
+    fr += module_frames(site, "2.3")
+    fr += [(f"{site_te}/transformer.py", 625, "forward", "self_attention_outputs = self.self_attention(")]
+    fr += module_frames(site, "2.3")
+    fr += [(f"{site_te}/attention.py", 6427, "forward", "layernorm_qkv_outputs = self.layernorm_qkv(")]
+    fr += module_frames(site, "2.3")
+    fr += [(f"{site}/torch/utils/_contextlib.py", 115, "decorate_context", "return func(*args, **kwargs)"),
+           (f"{site_te}/module/layernorm_linear.py", 1181, "forward", "out = fwd_fn("),
+           (f"{site_te}/module/layernorm_linear.py", 104, "forward", "assert_dim_for_fp8_exec(inputmat, weight)"),
+           (f"{site_te}/utils.py", 230, "assert_dim_for_fp8_exec", "assert (")]
+    lines += traceback(fr, "AssertionError: FP8 execution requires 2D input matrices with height divisible by 8 and "
+                           "width divisible by 16, but got tensor with dims=[1001, 2048]")
+    return Case(
+        "fp8-gemm-shape-alignment-te-eval-h100-01", "fp8-gemm-shape-alignment", "easy",
+        "Single-H100 Transformer Engine FP8 training runs 500 packed steps, then validation with batch size 1 and "
+        "a 1001-token document trips TE's divisible-by-8/16 check",
+        {"train.log": "\n".join(lines)},
+        {"gpu_model": "H100 80GB HBM3", "driver_version": "550.90.07", "torch_version": "2.3.1",
+         "cuda_version": "12.1", "launcher": "python", "precision": "fp8", "failure_step": "500"},
+        ["pad", "divisible"])
+
+
+@synthetic
+def fp8_align_torchao_vit_torchrun() -> Case:
+    rng = random.Random("fp8a-02")
+    site = "/opt/conda/lib/python3.11/site-packages"
+    clock = Clock(datetime(2025, 1, 9, 16, 20, 4), rng)
+    agent = 51207
+    host = "gpu-h100-a07"
+    lines = ["+ torchrun --standalone --nproc_per_node=8 train_vit.py --model vit_large_patch14 --img-size 224 "
+             "--batch-size 128 --float8 --compile false --data /datasets/imagenet1k"]
+    lines += torchrun_header(clock, agent, "2.5")
+    clock.advance(6.2)
+    lines += [f"[train_vit] torch 2.5.1+cu124, torchao 0.7.0, 8 x NVIDIA H100 80GB HBM3, world_size=8",
+              "[train_vit] model vit_large_patch14: patch_embed=Linear(588 -> 1024) (3x14x14 patches), depth=24, "
+              "heads=16, mlp=4096",
+              "[train_vit] float8: convert_to_float8_training(model, config=Float8LinearConfig(), "
+              "module_filter_fn=skip_head)"]
+    pids = [agent + 30 + r for r in range(8)]
+    for r in range(8):
+        lines += nccl_init(host, pids[r], r, 8, r, "2.21.5", "12.4", rng, iface="ens32", ip="10.42.7.21")
+    lines += [f"[train_vit] converted 97 nn.Linear modules to Float8Linear (skipped: head)",
+              "[train_vit] dataset: 1,281,167 train images, 50,000 val images, 1251 steps/epoch",
+              "[train_vit] epoch 0 start"]
+    clock.advance(41.3)
+    order = [3, 0, 6, 5, 1, 7, 2, 4]
+    streams = []
+    for r in order:
+        fr = [("/workspace/vit/train_vit.py", 412, "<module>", "main(args)"),
+              ("/workspace/vit/train_vit.py", 361, "main", "loss = train_one_step(model, images, targets, optimizer, args)"),
+              ("/workspace/vit/train_vit.py", 248, "train_one_step", "logits = model(images)")]
+        fr += module_frames(site, "2.5")
+        fr += [(f"{site}/torch/nn/parallel/distributed.py", 1643, "forward", "else self._run_ddp_forward(*inputs, **kwargs)"),
+               (f"{site}/torch/nn/parallel/distributed.py", 1459, "_run_ddp_forward", "return self.module(*inputs, **kwargs)  # type: ignore[index]")]
+        fr += module_frames(site, "2.5")
+        fr += [("/workspace/vit/models/vit.py", 171, "forward", "x = self.patch_embed(x)")]
+        fr += module_frames(site, "2.5")
+        fr += [("/workspace/vit/models/vit.py", 58, "forward", "return self.proj(x)")]
+        fr += module_frames(site, "2.5")
+        fr += [(f"{site}/torchao/float8/float8_linear.py", 576, "forward", "output = matmul_with_hp_or_float8_args.apply("),
+               (f"{site}/torch/autograd/function.py", 575, "apply", "return super().apply(*args, **kwargs)  # type: ignore[misc]"),
+               (f"{site}/torchao/float8/float8_linear.py", 97, "forward", "res_bits = torch.mm(input_maybe_fp8_reshaped, weight_maybe_fp8_t)"),
+               (f"{site}/torchao/float8/float8_tensor.py", 366, "__torch_dispatch__", "return FLOAT8_OPS_TABLE[func](func, args, kwargs)"),
+               (f"{site}/torchao/float8/float8_ops.py", 277, "float8_mm", "tensor_out = addmm_float8_unwrapped("),
+               (f"{site}/torchao/float8/float8_python_api.py", 56, "addmm_float8_unwrapped", "output = torch._scaled_mm(")]
+        streams.append(traceback(fr, "RuntimeError: Expected trailing dimension of mat1 to be divisible by 16 but got "
+                                     "mat1 shape: (32768x588.", f"[rank{r}]: "))
+    for st in streams:
+        lines += st
+    clock.advance(1.3)
+    root = RankExit(3, 3, pids[3], 1, clock.elastic(), host)
+    others = [RankExit(0, 0, pids[0], 1, clock.elastic(), host), RankExit(6, 6, pids[6], 1, clock.elastic(), host)]
+    lines += torchrun_child_failed("train_vit.py", root, others, site, clock, agent, "/opt/conda/bin/python3.11", "2.5",
+                                   [pids[r] for r in (1, 2, 4, 5, 7)])
+    return Case(
+        "fp8-gemm-shape-alignment-torchao-vit-torchrun-02", "fp8-gemm-shape-alignment", "medium",
+        "8x H100 torchrun ViT-L/14 with torchao float8: the 588-wide patch-embedding Linear was converted to "
+        "Float8Linear and torch._scaled_mm rejects K=588 on every rank; run ends in ChildFailedError",
+        {"train.log": "\n".join(lines)},
+        {"gpu_model": "H100 80GB HBM3", "gpu_count": "8", "torch_version": "2.5.1", "nccl_version": "2.21.5",
+         "launcher": "torchrun", "world_size": "8", "precision": "fp8"},
+        ["588", "divisible by 16"], initiating_rank=3)
+
+
+@synthetic
+def fp8_align_te_packing_hard() -> Case:
+    rng = random.Random("fp8a-03")
+    site = TE_SITE_310
+    tok = gh_token(rng)
+    clock = Clock(datetime(2024, 9, 16, 9, 2, 40), rng)
+    agent = 2288
+    host = "h200-node-11"
+    lines = ["+ set -x",
+             f"+ pip install -q git+https://{tok}@github.com/acme-llm/te-utils.git@v0.3.2",
+             "+ export NCCL_DEBUG=INFO NCCL_IB_HCA=mlx5 TORCH_NCCL_ASYNC_ERROR_HANDLING=1",
+             "+ nvidia-smi"]
+    lines += nvidia_smi([("H200", f"00000000:{b}:00.0", 143771) for b in ("18", "2A", "3A", "5D", "9A", "AB", "BA", "DB")],
+                        "550.90.07", "12.4", rng, when="Mon Sep 16 09:02:38 2024")
+    lines += ["+ torchrun --nproc_per_node=8 pretrain.py --config configs/llama-8b-fp8.yaml --resume latest"]
+    lines += torchrun_header(clock, agent, "2.4")
+    clock.advance(9.7)
+    lines += [f"[{clock.ds()}] [pretrain] torch 2.4.0+cu124 | transformer_engine 1.9.0 | world_size 8 | "
+              "micro_batch 1 | seq_len 8192 | packing: greedy, last pack per shard left unpadded"]
+    pids = [agent + 40 + r for r in range(8)]
+    for r in range(8):
+        lines += nccl_init(host, pids[r], r, 8, r, "2.20.5", "12.4", rng, iface="eth0", ip="172.20.3.11", ib=True)
+    clock.advance(12.5)
+    lines += [f"[{clock.ds()}] [pretrain] resumed from /ckpt/llama-8b-fp8/step_34000 (tokens seen 2.23e+12)",
+              f"[{clock.ds()}] [pretrain] fp8: DelayedScaling(fp8_format=HYBRID, amax_history_len=1024, "
+              "amax_compute_algo=max)"]
+    lines += te_gpt_train_lines(rng, clock, 34010, 34400, 10, 60000, 8 * 8192, 1.92)
+    # rank 6 reaches the ragged last pack of its shard
+    clock.advance(4.4)
+    fr = [("/opt/llm/pretrain.py", 522, "<module>", "main()"),
+          ("/opt/llm/pretrain.py", 471, "main", "loss = model(input_ids, labels=labels)")]
+    fr += module_frames(site, "2.4")
+    fr += [(f"{site}/torch/nn/parallel/distributed.py", 1636, "forward", "else self._run_ddp_forward(*inputs, **kwargs)"),
+           (f"{site}/torch/nn/parallel/distributed.py", 1454, "_run_ddp_forward", "return self.module(*inputs, **kwargs)  # type: ignore[index]")]
+    fr += module_frames(site, "2.4")
+    fr += [("/opt/llm/llm/model.py", 203, "forward", "h = layer(h, rotary_pos_emb=rope)")]
+    fr += module_frames(site, "2.4")
+    te = f"{site}/transformer_engine/pytorch"
+    fr += [(f"{te}/transformer.py", 690, "forward", "self_attention_outputs = self.self_attention("),
+           ]
+    fr += module_frames(site, "2.4")
+    fr += [(f"{te}/attention.py", 7823, "forward", "layernorm_qkv_outputs = self.layernorm_qkv("),
+           ]
+    fr += module_frames(site, "2.4")
+    fr += [(f"{site}/torch/utils/_contextlib.py", 116, "decorate_context", "return func(*args, **kwargs)"),
+           (f"{te}/module/layernorm_linear.py", 1166, "forward", "out = fwd_fn("),
+           (f"{site}/torch/autograd/function.py", 574, "apply", "return super().apply(*args, **kwargs)  # type: ignore[misc]"),
+           (f"{te}/module/layernorm_linear.py", 104, "forward", "assert_dim_for_fp8_exec(inputmat, weight)"),
+           (f"{te}/utils.py", 238, "assert_dim_for_fp8_exec", "assert (")]
+    lines += traceback(fr, "AssertionError: FP8 execution requires 2D input matrices with height divisible by 8 and "
+                           "width divisible by 16, but got tensor with dims=[2731, 4096]", "[rank6]: ")
+    # nothing for 10 minutes, then the watchdogs of the other ranks fire
+    clock.advance(600.0 + rng.uniform(0.05, 0.4))
+    seq = 1_377_209
+    for r in (2, 0, 4, 1, 7, 5, 3):
+        lines += watchdog_abort(rng, clock, r, seq, "ALLREDUCE", 4194304 * 8, 600000, "2.4", site, pids[r])
+    clock.advance(0.6)
+    root = RankExit(2, 2, pids[2], -6, clock.elastic(), host)
+    others = [RankExit(r, r, pids[r], -6, clock.elastic(), host) for r in (0, 1, 4)]
+    lines += torchrun_child_failed("pretrain.py", root, others, site, clock, agent, "/usr/bin/python", "2.4",
+                                   [pids[r] for r in (3, 5, 6, 7)])
+    return Case(
+        "fp8-gemm-shape-alignment-te-packing-8rank-03", "fp8-gemm-shape-alignment", "hard",
+        "8x H200 TE FP8 pretraining: rank 6 reaches its shard's unpadded last pack (2731 tokens) and asserts; it "
+        "hangs instead of exiting, the other ranks hit the 10-minute NCCL watchdog and torchrun names rank 2 "
+        "(SIGABRT) as root cause",
+        {"train.log": "\n".join(lines)},
+        {"gpu_model": "H200", "gpu_count": "8", "torch_version": "2.4.0", "nccl_version": "2.20.5",
+         "launcher": "torchrun", "world_size": "8", "precision": "fp8", "exit_code": "-6", "signal": "SIGABRT"},
+        ["rank 6", "pad"], initiating_rank=6, secrets=[tok])
+
+
+# ---- dtype-mismatch ------------------------------------------------------------------------------
+
+
+@synthetic
+def dtype_half_resnet_t4() -> Case:
+    rng = random.Random("dtype-01")
+    site = "/opt/conda/lib/python3.9/site-packages"
+    lines = ["+ nvidia-smi"]
+    lines += nvidia_smi([("Tesla T4", "00000000:00:1E.0", 15360)], "515.65.01", "11.7", rng,
+                        when="Thu Apr 13 06:12:55 2023", new_style=False)
+    lines += [
+        "+ python /app/infer_fp16.py --images /data/retail/shelves --out /data/retail/preds.csv --batch-size 64",
+        "torch 1.13.1+cu117 | torchvision 0.14.1+cu117 | cuda available: True | device: Tesla T4",
+        f"{site}/torchvision/models/_utils.py:208: UserWarning: The parameter 'pretrained' is deprecated since 0.13 "
+        "and may be removed in the future, please use 'weights' instead.",
+        "  warnings.warn(",
+        f"{site}/torchvision/models/_utils.py:223: UserWarning: Arguments other than a weight enum or `None` for "
+        "'weights' are deprecated since 0.13 and may be removed in the future. The current behavior is equivalent "
+        "to passing `weights=ResNet50_Weights.IMAGENET1K_V1`. You can also use `weights=ResNet50_Weights.DEFAULT` "
+        "to get the most up-to-date weights.",
+        "  warnings.warn(msg)",
+        'Downloading: "https://download.pytorch.org/models/resnet50-0676ba61.pth" to '
+        "/root/.cache/torch/hub/checkpoints/resnet50-0676ba61.pth",
+        "\r".join(f"{p:>3}%|{'█' * (p // 10)}{' ' * (10 - p // 10)}| {97.8 * p / 100:.1f}M/97.8M [00:0{p // 40}<00:00, "
+                  f"{rng.randint(150, 260)}MB/s]" for p in (0, 9, 27, 44, 61, 79, 96, 100)),
+        "loaded resnet50 (fine-tuned head: 37 shelf classes) from /models/shelf_resnet50_v7.pt",
+        "converting model to fp16 for faster inference (model.half())",
+        "found 12,480 images in /data/retail/shelves -> 195 batches",
+    ]
+    fr = [("/app/infer_fp16.py", 94, "<module>", "main()"),
+          ("/app/infer_fp16.py", 77, "main", "preds = predict(model, loader)"),
+          (f"{site}/torch/autograd/grad_mode.py", 27, "decorate_context", "return func(*args, **kwargs)"),
+          ("/app/infer_fp16.py", 52, "predict", "logits = model(imgs.cuda(non_blocking=True))")]
+    fr += module_frames(site, "1.13")
+    fr += [(f"{site}/torchvision/models/resnet.py", 285, "forward", "return self._forward_impl(x)"),
+           (f"{site}/torchvision/models/resnet.py", 268, "_forward_impl", "x = self.conv1(x)")]
+    fr += module_frames(site, "1.13")
+    fr += [(f"{site}/torch/nn/modules/conv.py", 463, "forward", "return self._conv_forward(input, self.weight, self.bias)"),
+           (f"{site}/torch/nn/modules/conv.py", 459, "_conv_forward", "return F.conv2d(input, weight, bias, self.stride,")]
+    lines += traceback(fr, "RuntimeError: Input type (torch.cuda.FloatTensor) and weight type (torch.cuda.HalfTensor) "
+                           "should be the same")
+    return Case(
+        "dtype-mismatch-half-resnet-t4-01", "dtype-mismatch", "easy",
+        "Inference script casts a ResNet-50 to fp16 with model.half() but feeds float32 image batches on a T4",
+        {"infer.log": "\n".join(lines)},
+        {"gpu_model": "Tesla T4", "driver_version": "515.65.01", "torch_version": "1.13.1", "cuda_version": "11.7",
+         "launcher": "python", "precision": "fp16"},
+        ["half", "autocast"])
+
+
+@synthetic
+def dtype_bf16_head_torchrun() -> Case:
+    rng = random.Random("dtype-02")
+    site = "/usr/local/lib/python3.10/dist-packages"
+    hf = hf_token(rng)
+    clock = Clock(datetime(2024, 1, 22, 17, 40, 2), rng)
+    agent = 8812
+    host = "a100-pod-3"
+    lines = ["+ printenv | grep -E '^(HF|TRANSFORMERS|TORCH|NCCL|OMP)_' | sort"]
+    lines += env_dump([("HF_HOME", "/mnt/cache/hf"), ("HF_TOKEN", hf), ("NCCL_ASYNC_ERROR_HANDLING", "1"),
+                       ("NCCL_DEBUG", "INFO"), ("TORCH_DISTRIBUTED_DEBUG", "OFF"),
+                       ("TRANSFORMERS_CACHE", "/mnt/cache/hf/hub")])
+    lines += ["+ torchrun --nproc_per_node=4 train_rm.py --base meta-llama/Llama-2-7b-hf --data "
+              "/mnt/data/hh_rlhf_pairs.jsonl --bf16 --lr 9e-6 --per_device_batch 8"]
+    lines += torchrun_header(clock, agent, "2.1")
+    clock.advance(5.5)
+    pids = [agent + 18 + r for r in range(4)]
+    warn = (f"{site}/transformers/utils/generic.py:441: UserWarning: torch.utils._pytree._register_pytree_node is "
+            "deprecated. Please use torch.utils._pytree.register_pytree_node instead.")
+    per_rank = []
+    for r in range(4):
+        per_rank.append([warn, "  _torch_pytree._register_pytree_node("])
+    lines += interleave(rng, per_rank, (1, 2))
+    lines += [f"[rm] rank 0/4 | torch 2.1.2+cu121 | transformers 4.36.2 | GPU NVIDIA A100-SXM4-80GB | bf16=True"]
+    for r in range(4):
+        lines += nccl_init(host, pids[r], r, 4, r, "2.18.1", "12.1", rng, iface="eth0", ip="10.128.0.31")
+    bars = []
+    for r in range(4):
+        bars.append(["Loading checkpoint shards: " + "\r".join(
+            f"{p:>3}%|{'█' * (p // 10)}{' ' * (10 - p // 10)}| {n}/2 [00:{t:02d}<00:{max(0, 9 - t):02d}, "
+            f"{rng.uniform(3.8, 4.9):.2f}s/it]" for p, n, t in ((0, 0, 0), (50, 1, 4), (100, 2, 9)))])
+    lines += interleave(rng, bars, (1, 1))
+    lines += ["[rm] model loaded with torch_dtype=torch.bfloat16; value head: Linear(4096 -> 1)",
+              "[rm] gradient checkpointing enabled",
+              "[rm] train pairs: 160,800 | eval pairs: 8,552 | steps/epoch: 5,025",
+              "[rm] epoch 1/1"]
+    clock.advance(8.2)
+    streams = []
+    for r in range(4):
+        fr = [("/workspace/rlhf/train_rm.py", 211, "<module>", "main()"),
+              ("/workspace/rlhf/train_rm.py", 176, "main", "r_chosen = model(chosen_ids, chosen_mask)")]
+        fr += module_frames(site, "2.1")
+        fr += [(f"{site}/torch/nn/parallel/distributed.py", 1519, "forward", "else self._run_ddp_forward(*inputs, **kwargs)"),
+               (f"{site}/torch/nn/parallel/distributed.py", 1355, "_run_ddp_forward", "return self.module(*inputs, **kwargs)  # type: ignore[index]")]
+        fr += module_frames(site, "2.1")
+        fr += [("/workspace/rlhf/rm_model.py", 47, "forward", "rewards = self.v_head(last_hidden).squeeze(-1)")]
+        fr += module_frames(site, "2.1")
+        fr += [(f"{site}/torch/nn/modules/linear.py", 114, "forward", "return F.linear(input, self.weight, self.bias)")]
+        streams.append(traceback(fr, "RuntimeError: expected mat1 and mat2 to have the same dtype, but got: "
+                                     "c10::BFloat16 != float"))
+    lines += interleave(rng, streams, (1, 4))
+    clock.advance(3.1)
+    root = RankExit(1, 1, pids[1], 1, clock.elastic(), host)
+    others = [RankExit(0, 0, pids[0], 1, clock.elastic(), host), RankExit(3, 3, pids[3], 1, clock.elastic(), host)]
+    lines += torchrun_child_failed("train_rm.py", root, others, site, clock, agent, "/usr/bin/python", "2.1",
+                                   [pids[2]])
+    return Case(
+        "dtype-mismatch-bf16-head-torchrun-02", "dtype-mismatch", "medium",
+        "4x A100 torchrun reward-model training: Llama-2 loaded in bf16, value head created afterwards in fp32; "
+        "all ranks fail in F.linear, interleaved tracebacks, ChildFailedError at the end",
+        {"train.log": "\n".join(lines)},
+        {"gpu_model": "A100-SXM4-80GB", "torch_version": "2.1.2", "cuda_version": "12.1", "nccl_version": "2.18.1",
+         "launcher": "torchrun", "world_size": "4", "precision": "bf16", "transformers_version": "4.36.2"},
+        ["v_head", "bfloat16"], initiating_rank=1, secrets=[hf])
+
+
+@synthetic
+def dtype_float64_ray_train() -> Case:
+    rng = random.Random("dtype-03")
+    site = "/home/ray/anaconda3/lib/python3.10/site-packages"
+    clock = Clock(datetime(2024, 3, 5, 10, 13, 58), rng)
+    aid = lambda: _rand(rng, HEX, 32)
+    lines = ["(base) ray@ray-head-7f9c6:~/churn$ python train_ray.py --data s3://acme-analytics/churn/v12/ "
+             "--num-workers 2 --use-gpu",
+             f"{clock.ds().replace(',', ',')}\tINFO worker.py:1540 -- Connecting to existing Ray cluster at address: "
+             "10.0.12.7:6379...",
+             f"{clock.ds()}\tINFO worker.py:1715 -- Connected to Ray cluster. View the dashboard at "
+             "\x1b[1m\x1b[32m10.0.12.7:8265 \x1b[39m\x1b[22m"]
+    clock.advance(3.4)
+    lines += [
+        f"{clock.ds()}\tINFO read_api.py:406 -- To satisfy the requested parallelism of 96, each read task output "
+        "is split into 96 smaller blocks.",
+        f"{clock.ds()}\tINFO tune.py:592 -- [output] This will use the new output engine with verbosity 1. To disable "
+        "the new output and use the legacy output engine, set the environment variable RAY_AIR_NEW_OUTPUT=0. For "
+        "more information, please see https://github.com/ray-project/ray/issues/36949",
+        "",
+        "View detailed results here: /home/ray/ray_results/TorchTrainer_2024-03-05_10-14-05",
+        "To visualize your results with TensorBoard, run: `tensorboard --logdir "
+        "/home/ray/ray_results/TorchTrainer_2024-03-05_10-14-05`",
+        "",
+        "Training started with configuration:",
+        "╭────────────────────────────────────────────────╮",
+        "│ Training config                                │",
+        "├────────────────────────────────────────────────┤",
+        "│ train_loop_config/batch_size              1024 │",
+        "│ train_loop_config/epochs                    20 │",
+        "│ train_loop_config/hidden                   256 │",
+        "│ train_loop_config/lr                     0.001 │",
+        "╰────────────────────────────────────────────────╯",
+        "(RayTrainWorker pid=18301, ip=10.0.12.7) Setting up process group for: env:// [rank=0, world_size=2]",
+        "(TorchTrainer pid=18233, ip=10.0.12.7) Started distributed worker processes: ",
+        "(TorchTrainer pid=18233, ip=10.0.12.7) - (ip=10.0.12.7, pid=18301) world_rank=0, local_rank=0, node_rank=0",
+        "(TorchTrainer pid=18233, ip=10.0.12.7) - (ip=10.0.12.7, pid=18302) world_rank=1, local_rank=1, node_rank=0",
+        "(RayTrainWorker pid=18301, ip=10.0.12.7) torch 2.1.2+cu118 | device cuda:0 NVIDIA A10G",
+        "(RayTrainWorker pid=18302, ip=10.0.12.7) torch 2.1.2+cu118 | device cuda:1 NVIDIA A10G",
+        "(RayTrainWorker pid=18301, ip=10.0.12.7) Moving model to device: cuda:0",
+        "(RayTrainWorker pid=18301, ip=10.0.12.7) Wrapping provided model in DistributedDataParallel.",
+        "(SplitCoordinator pid=18420, ip=10.0.12.7) Auto configuring locality_with_output=["
+        f"'{aid()}', '{aid()}']",
+        "(SplitCoordinator pid=18420, ip=10.0.12.7) Executing DAG InputDataBuffer[Input] -> "
+        "TaskPoolMapOperator[ReadParquet] -> OutputSplitter[split(2, equal=True)]",
+        "(SplitCoordinator pid=18420, ip=10.0.12.7) Execution config: ExecutionOptions(resource_limits="
+        "ExecutionResources(cpu=None, gpu=None, object_store_memory=None), exclude_resources=ExecutionResources("
+        "cpu=0, gpu=0, object_store_memory=0), locality_with_output=True, preserve_order=False, "
+        "actor_locality_enabled=True, verbose_progress=False)",
+        "(SplitCoordinator pid=18420, ip=10.0.12.7) Tip: For detailed progress reporting, run "
+        "`ray.data.DataContext.get_current().execution_options.verbose_progress = True`",
+        "(RayTrainWorker pid=18301, ip=10.0.12.7) features: 212 columns (float64 from parquet), label: churned",
+    ]
+    clock.t = datetime(2024, 3, 5, 10, 14, 31, 402000)
+    worker_frames = [
+        (f"{site}/ray/train/_internal/worker_group.py", 33, "__execute", "raise skipped from exception_cause(skipped)"),
+        (f"{site}/ray/train/_internal/utils.py", 118, "discard_return_wrapper", "train_func(*args, **kwargs)"),
+        ("/home/ray/churn/train_ray.py", 63, "train_loop", "pred = model(batch[\"features\"]).squeeze(-1)"),
+    ]
+    worker_frames += module_frames(site, "2.1")
+    worker_frames += [(f"{site}/torch/nn/parallel/distributed.py", 1519, "forward", "else self._run_ddp_forward(*inputs, **kwargs)"),
+                      (f"{site}/torch/nn/parallel/distributed.py", 1355, "_run_ddp_forward", "return self.module(*inputs, **kwargs)  # type: ignore[index]")]
+    worker_frames += module_frames(site, "2.1")
+    worker_frames += [(f"{site}/torch/nn/modules/container.py", 215, "forward", "input = module(input)")]
+    worker_frames += module_frames(site, "2.1")
+    worker_frames += [(f"{site}/torch/nn/modules/linear.py", 114, "forward", "return F.linear(input, self.weight, self.bias)")]
+    err = "RuntimeError: expected mat1 and mat2 to have the same dtype, but got: double != float"
+    body = traceback(worker_frames, err)[1:]  # Ray prints remote frames without the Traceback header
+    lines += [f"{clock.ds()}\tERROR tune_controller.py:1374 -- Trial task failed for trial TorchTrainer_5b3a2_00000"]
+    lines += traceback([
+        (f"{site}/ray/air/execution/_internal/event_manager.py", 110, "resolve_future", "result = ray.get(future)"),
+        (f"{site}/ray/_private/auto_init_hook.py", 22, "auto_init_wrapper", "return fn(*args, **kwargs)"),
+        (f"{site}/ray/_private/client_mode_hook.py", 103, "wrapper", "return func(*args, **kwargs)"),
+        (f"{site}/ray/_private/worker.py", 2624, "get", "raise value.as_instanceof_cause()"),
+    ], f"ray.exceptions.RayTaskError(RuntimeError): ray::_Inner.train() (pid=18233, ip=10.0.12.7, actor_id={aid()[:24]}, "
+       "repr=TorchTrainer)")
+    lines += [f'  File "{site}/ray/tune/trainable/trainable.py", line 342, in train',
+              "    raise skipped from exception_cause(skipped)",
+              f'  File "{site}/ray/train/_internal/utils.py", line 43, in check_for_failure',
+              "    ray.get(object_ref)",
+              f"ray.exceptions.RayTaskError(RuntimeError): ray::_RayTrainWorker__execute.get_next() (pid=18301, "
+              f"ip=10.0.12.7, actor_id={aid()[:24]}, repr=<ray.train._internal.worker_group.RayTrainWorker object at "
+              "0x7f1c2b3e5d50>)"]
+    lines += body
+    lines += ["",
+              "Training errored after 0 iterations at 2024-03-05 10:14:31. Total running time: 26s",
+              "Error file: /home/ray/ray_results/TorchTrainer_2024-03-05_10-14-05/TorchTrainer_5b3a2_00000_0_"
+              "2024-03-05_10-14-05/error.txt",
+              "",
+              f"{clock.ds()}\tERROR tune.py:1038 -- Trials did not complete: [TorchTrainer_5b3a2_00000]"]
+    lines += traceback([
+        ("/home/ray/churn/train_ray.py", 101, "<module>", "result = trainer.fit()"),
+        (f"{site}/ray/train/base_trainer.py", 638, "fit", "raise TrainingFailedError("),
+    ], "ray.train.base_trainer.TrainingFailedError: The Ray Train run failed. Please inspect the previous error "
+       "messages for a cause. After fixing the issue (assuming that the error is not caused by your own application "
+       "logic, but rather an error such as OOM), you can restart the run from scratch or continue this run.\n"
+       "To continue this run, you can use: `trainer = TorchTrainer.restore(\"/home/ray/ray_results/"
+       "TorchTrainer_2024-03-05_10-14-05\")`.\n"
+       "To start a new run that will retry on training failures, set "
+       "`train.RunConfig(failure_config=train.FailureConfig(max_failures))` in the Trainer's `run_config` with "
+       "`max_failures > 0`, or `max_failures = -1` for unlimited retries.")
+    return Case(
+        "dtype-mismatch-float64-ray-train-03", "dtype-mismatch", "hard",
+        "Ray Train TorchTrainer on 2x A10G: parquet features arrive as float64 batches into a float32 model; the "
+        "dtype error is buried in nested RayTaskErrors and the run ends with a generic TrainingFailedError",
+        {"driver.log": "\n".join(lines)},
+        {"gpu_model": "A10G", "torch_version": "2.1.2", "cuda_version": "11.8", "launcher": "ray", "world_size": "2"},
+        ["float32", "dtype"], initiating_rank=0)

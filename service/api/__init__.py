@@ -27,6 +27,17 @@ SECURITY_HEADERS = {
 }
 
 
+def _configure_logging(level: str) -> None:
+    """crashdoc's own loggers to stderr. They log ids, statuses and timings: never log text or secrets."""
+    root = logging.getLogger("crashdoc")
+    root.setLevel(level.upper())
+    if not root.handlers:
+        handler = logging.StreamHandler()
+        handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s %(message)s"))
+        root.addHandler(handler)
+        root.propagate = False
+
+
 def create_app(settings: Settings | None = None, engine: Engine | None = None) -> FastAPI:
     settings = settings or get_settings()
     engine = engine or Engine(settings)
@@ -47,6 +58,7 @@ def create_app(settings: Settings | None = None, engine: Engine | None = None) -
         summary="Why did my GPU training run die, and how do I fix it?",
         lifespan=lifespan,
     )
+    _configure_logging(settings.log_level)
     app.state.engine = engine
     app.state.settings = settings
     errors.install(app)

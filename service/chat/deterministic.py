@@ -16,8 +16,7 @@ from service.models import Diagnosis, Evidence
 
 _TITLES = dict(SECTIONS)
 _WORD = re.compile(r"[a-z0-9_+.]+")
-_STOP = set("the a an of to in on for and or is are was were be it this that my i we you do does did how what why "
-            "which when where can could should would will with from at by as not no so if then there their our your".split())
+_STOP = set(["the", "a", "an", "of", "to", "in", "on", "for", "and", "or", "is", "are", "was", "were", "be", "it", "this", "that", "my", "i", "we", "you", "do", "does", "did", "how", "what", "why", "which", "when", "where", "can", "could", "should", "would", "will", "with", "from", "at", "by", "as", "not", "no", "so", "if", "then", "there", "their", "our", "your"])
 
 
 @dataclass(frozen=True)

@@ -46,9 +46,9 @@ def run(args: argparse.Namespace) -> int:
     for name, f in sorted(facts.values.items()):
         w(f"  {name:<26} = {f.value:<28} <- {f.file}:{f.line}, {f.source}\n")
     w("\nSignature rules that fired\n")
-    for h in facts.rule_hits or []:
-        w(f"  {h.rule_id} -> {h.entry_id}  strength {h.strength:.2f}" + (f"  ({'; '.join(h.reasons)})" if h.reasons else "") + "\n")
-        for ref in h.lines:
+    for rh in facts.rule_hits or []:
+        w(f"  {rh.rule_id} -> {rh.entry_id}  strength {rh.strength:.2f}" + (f"  ({'; '.join(rh.reasons)})" if rh.reasons else "") + "\n")
+        for ref in rh.lines:
             w(f"      {ref.file}:{ref.line} [rank {ref.rank}] {ref.text[:140]}\n")
     if not facts.rule_hits:
         w("  (none)\n")

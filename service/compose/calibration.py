@@ -7,6 +7,7 @@ table the raw score, damped by the margin to the runner-up, is used.
 
 from __future__ import annotations
 
+import itertools
 import json
 from functools import lru_cache
 from pathlib import Path
@@ -35,7 +36,7 @@ def calibrate(top: float, runner_up: float) -> float:
         return x
     if x <= points[0][0]:
         return points[0][1]
-    for (x0, y0), (x1, y1) in zip(points, points[1:], strict=False):
+    for (x0, y0), (x1, y1) in itertools.pairwise(points):
         if x <= x1:
             return y0 + (y1 - y0) * (x - x0) / (x1 - x0) if x1 > x0 else y1
     return points[-1][1]

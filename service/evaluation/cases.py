@@ -21,7 +21,7 @@ class Case(BaseModel):
     also: list[str] = Field(default_factory=list)
     difficulty: str = Field(pattern=r"^(easy|medium|hard)$")
     description: str = ""
-    initiating_rank: int | None = None
+    initiating_rank: int | list[int] | None = None  # a list when several ranks fail at once on the same bug
     facts: dict[str, str] = Field(default_factory=dict)
     must_mention: list[str] = Field(default_factory=list)
     secrets: list[str] = Field(default_factory=list)

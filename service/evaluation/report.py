@@ -45,7 +45,7 @@ def to_text(s: dict[str, Any], *, markdown: bool = False) -> str:
     for stage, m in s["latency_ms"].items():
         out.append(f"  {stage:<10} p50 {m['p50']:8.1f}   p95 {m['p95']:8.1f}")
     out.append(h("Masking on the cases"))
-    out.append(f"  {len(s['leaks'])} planted secret(s) leaked" + (": " + ", ".join(l['case'] for l in s['leaks']) if s["leaks"] else ""))
+    out.append(f"  {len(s['leaks'])} planted secret(s) leaked" + (": " + ", ".join(leak["case"] for leak in s["leaks"]) if s["leaks"] else ""))
     if "chat" in s:
         c = s["chat"]
         out.append(h("Chat eval"))

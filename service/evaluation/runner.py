@@ -28,7 +28,7 @@ class CaseResult:
     confidence: float
     ranking: list[str]
     source_rankings: dict[str, list[str]]
-    expected_rank: int | None
+    expected_rank: int | list[int] | None
     actual_rank: int | None
     facts_expected: dict[str, str]
     facts_extracted: dict[str, str]
@@ -123,10 +123,17 @@ def summarise(results: list[CaseResult], weights: FusionWeights | None = None) -
             buckets[getattr(r, attr)][1].append(rk)
         return {k: {**{m: round(x, 4) for m, x in scores(*v).items()}, "n": len(v[0])} for k, v in sorted(buckets.items())}
 
-    per_source = {s: metrics.ranking_scores(ranks(results, lambda r, s=s: r.source_rankings.get(s, []))) for s in (*SOURCES, "rrf")}
+    def source_ranking(source: str) -> Callable[[CaseResult], list[str]]:
+        return lambda r: r.source_rankings.get(source, [])
+
+    per_source = {s: metrics.ranking_scores(ranks(results, source_ranking(s))) for s in (*SOURCES, "rrf")}
     per_source["fused"] = metrics.ranking_scores(ranks(results, lambda r: r.ranking))
     with_rank = [r for r in results if r.expected_rank is not None]
-    rank_acc = sum(1 for r in with_rank if r.actual_rank == r.expected_rank) / (len(with_rank) or 1)
+    def rank_ok(r: CaseResult) -> bool:
+        expected = r.expected_rank if isinstance(r.expected_rank, list) else [r.expected_rank]
+        return r.actual_rank in expected
+
+    rank_acc = sum(1 for r in with_rank if rank_ok(r)) / (len(with_rank) or 1)
     correct = attempted = expected = 0
     per_fact: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0])
     for r in results:

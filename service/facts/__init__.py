@@ -98,15 +98,15 @@ def _rule_hits(log: MaskedLog, values: dict[str, Fact], rank_of: dict[tuple[str,
     full_text = "\n".join(line for f in log.files for line in f.lines)
     hits: list[RuleHit] = []
     for rule in RULES:
-        refs = matched.get(rule.id)
-        if not refs:
+        found = matched.get(rule.id)
+        if not found:
             continue
         if rule.needs and not any(re.search(p, full_text) for p in rule.needs):
             continue
         if rule.unless and any(re.search(p, full_text) for p in rule.unless):
             continue
         strength, reasons = _apply_boosts(rule, values, full_text)
-        hits.append(RuleHit(rule_id=rule.id, entry_id=rule.entry, strength=strength, lines=refs, reasons=reasons))
+        hits.append(RuleHit(rule_id=rule.id, entry_id=rule.entry, strength=strength, lines=found, reasons=reasons))
     hits.sort(key=lambda h: -h.strength)
     return hits
 

@@ -51,8 +51,8 @@ def timestamp_key(text: str) -> tuple[int, ...] | None:
         return (int(m.group(2)), int(m.group(3)), int(m.group(4)), int(m.group(5)), int(m.group(6)), frac)
     m = _GLOG_TS.search(text[:60])
     if m:
-        month, day, h, mi, sec, frac = m.groups()
-        return (int(month), int(day), int(h), int(mi), int(sec), int(frac[:6].ljust(6, "0")))
+        month, day, h, mi, sec, fraction = m.groups()
+        return (int(month), int(day), int(h), int(mi), int(sec), int(fraction[:6].ljust(6, "0")))
     return None
 
 
@@ -94,7 +94,7 @@ ERROR_PATTERNS: tuple[ErrorPattern, ...] = (
     _err("hardware", r"NVRM: Xid|fallen off the bus|uncorrectable ECC|ECC error"),
     _err("scheduler", r"CANCELLED AT .* DUE TO|DUE TO TIME LIMIT|DUE TO PREEMPTION|JOB \d+ ON \S+ CANCELLED"),
     # A Python exception line: "RuntimeError: ...", "torch.OutOfMemoryError: ...", "ValueError: ..."
-    _err("exception", r"^(?:\[?[\w<>.:-]*\]?:? ?)?(?:[a-z_][\w.]*\.)?[A-Z]\w*(?:Error|Exception|Interrupt)\b(?::|$)|^\s*raise \w|Traceback \(most recent call last\)"),
+    _err("exception", r"^(?:\[?[\w<>.:-]*\]?:? ?)?(?:[a-z_][\w.]*\.)?[A-Z]\w*(?:Error|Exception|Interrupt)\b(?::|$)"),  # the exception line ends its traceback: the header and `raise` frames are not events
 )
 
 

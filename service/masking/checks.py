@@ -19,31 +19,28 @@ OFFLINE_TLD = tldextract.TLDExtract(suffix_list_urls=(), cache_dir=None, fallbac
 
 # Private and cluster-internal suffixes: gpu-node-017.cluster.internal, ip-10-0-3-17.ec2.internal.
 CLUSTER_SUFFIXES = frozenset(
-    "internal local localdomain lan corp intra intranet cluster svc priv private home arpa".split()
+    ["internal", "local", "localdomain", "lan", "corp", "intra", "intranet", "cluster", "svc", "priv", "private", "home", "arpa"]
 )
 # Generic TLDs that Python attributes and file names practically never end with.
-STRONG_TLDS = frozenset("com net org edu gov mil".split())
+STRONG_TLDS = frozenset(["com", "net", "org", "edu", "gov", "mil"])
 # Other TLDs: a host only with three labels or more, or a digit or hyphen in the first label
 # (tf.io, np.ma and x.ai are code; gpu-1.example.de and lab.cs.example.ac.uk are hosts).
 WEAK_TLDS = frozenset(
-    """io ai co cloud biz info tech dev us uk de fr jp cn kr ca au nl ch se no fi dk it es pl ru br sg
-    hk tw il ie at be cz eu nz za mx ar tr gr hu ro sk si lt lv ee is lu vn th ph ae sa ua cl pe""".split()
+    ["io", "ai", "co", "cloud", "biz", "info", "tech", "dev", "us", "uk", "de", "fr", "jp", "cn", "kr", "ca", "au", "nl", "ch", "se", "no", "fi", "dk", "it", "es", "pl", "ru", "br", "sg", "hk", "tw", "il", "ie", "at", "be", "cz", "eu", "nz", "za", "mx", "ar", "tr", "gr", "hu", "ro", "sk", "si", "lt", "lv", "ee", "is", "lu", "vn", "th", "ph", "ae", "sa", "ua", "cl", "pe"]
 )
 # TLDs that are also file extensions (.sh .so .md .cc .cu .pt .py .pl .rs .in .mk .am .ac .la .ps .pm):
 # a host only under a registry second level, as in iitb.ac.in.
-FILE_LIKE_TLDS = frozenset("sh so md cc cu pt py pl rs in mk am ac la ps pm ml ts js gz".split())
-REGISTRY_SECOND_LEVELS = frozenset("ac co com edu gov org net".split())
+FILE_LIKE_TLDS = frozenset(["sh", "so", "md", "cc", "cu", "pt", "py", "pl", "rs", "in", "mk", "am", "ac", "la", "ps", "pm", "ml", "ts", "js", "gz"])
+REGISTRY_SECOND_LEVELS = frozenset(["ac", "co", "com", "edu", "gov", "org", "net"])
 
 # Public service hosts that are diagnostic, not private: "Connection to huggingface.co timed out".
 PUBLIC_HOSTS = frozenset(
-    """huggingface.co hf.co cdn-lfs.huggingface.co cdn-lfs.hf.co cas-bridge.xethub.hf.co github.com
-    api.github.com raw.githubusercontent.com objects.githubusercontent.com codeload.github.com gitlab.com
-    pypi.org files.pythonhosted.org download.pytorch.org pytorch.org discuss.pytorch.org wandb.ai
-    api.wandb.ai docs.wandb.ai nvidia.com docs.nvidia.com developer.nvidia.com developer.download.nvidia.com
-    nvcr.io docker.io registry-1.docker.io ghcr.io quay.io anaconda.org conda.anaconda.org repo.anaconda.com
-    s3.amazonaws.com storage.googleapis.com www.googleapis.com oauth2.googleapis.com
-    login.microsoftonline.com api.openai.com api.anthropic.com slack.com stackoverflow.com
-    docs.python.org bitbucket.org""".split()
+    ["huggingface.co", "hf.co", "cdn-lfs.huggingface.co", "cdn-lfs.hf.co", "cas-bridge.xethub.hf.co", "github.com", "api.github.com", "raw.githubusercontent.com", "objects.githubusercontent.com", "codeload.github.com", "gitlab.com", "pypi.org", "files.pythonhosted.org", "download.pytorch.org", "pytorch.org", "discuss.pytorch.org", "wandb.ai", "api.wandb.ai", "docs.wandb.ai", "nvidia.com", "docs.nvidia.com", "developer.nvidia.com", "developer.download.nvidia.com", "nvcr.io", "docker.io", "registry-1.docker.io", "ghcr.io", "quay.io", "anaconda.org", "conda.anaconda.org", "repo.anaconda.com", "s3.amazonaws.com", "storage.googleapis.com", "www.googleapis.com", "oauth2.googleapis.com", "login.microsoftonline.com", "api.openai.com", "api.anthropic.com", "slack.com", "stackoverflow.com", "docs.python.org", "bitbucket.org", "registry.npmjs.org", "registry.yarnpkg.com"]
+)
+
+# First labels of Python dotted paths seen in tracebacks: self.net, np.ma, tf.io, model.net are code.
+PYTHON_ROOTS = frozenset(
+    ["self", "cls", "torch", "np", "numpy", "tf", "jax", "jnp", "os", "sys", "nn", "pd", "math", "json", "re", "time", "logging", "args", "config", "cfg", "model", "module", "opt", "optimizer", "trainer", "accelerator", "scheduler", "dataset", "loader", "batch", "x", "y", "out", "ctx"]
 )
 
 LOOPBACK_NAMES = frozenset({"localhost", "localhost.localdomain", "ip6-localhost", "ip6-loopback"})
@@ -86,7 +83,7 @@ def is_fqdn(name: str) -> bool:
     if name != low and name != name.upper():
         return False  # camelCase labels are code: torch.cuda.OutOfMemoryError
     labels = low.split(".")
-    if len(labels) < 2 or not _labels_ok(labels) or labels[-1].isdigit():
+    if len(labels) < 2 or not _labels_ok(labels) or labels[-1].isdigit() or labels[0] in PYTHON_ROOTS:
         return False
     tld = labels[-1]
     if tld in CLUSTER_SUFFIXES or tld in STRONG_TLDS:

@@ -40,7 +40,7 @@ class BlankSpacyNlpEngine(SpacyNlpEngine):
     def load(self) -> None:
         nlp = spacy.blank("en")
         nlp.max_length = 1 << 31
-        self.nlp = {"en": nlp}
+        self.nlp = {"en": nlp}  # type: ignore[assignment]
 
 
 class PassThroughEnhancer(ContextAwareEnhancer):
@@ -73,9 +73,8 @@ class Masker:
             self.entries = list(registry)
             self.analyzer = build_analyzer([e.build() for e in self.entries])
             self.anonymizer = AnonymizerEngine()
-            self._artifacts = NlpArtifacts(
-                entities=[], tokens=[], tokens_indices=[], lemmas=[], nlp_engine=self.analyzer.nlp_engine, language="en"
-            )
+            # empty artifacts, made once: our recognizers read the text, never tokens or lemmas
+            self._artifacts: NlpArtifacts = self.analyzer.nlp_engine.process_text("", "en")
             self._order = {e.entity: i for i, e in enumerate(self.entries)}
             self._prefilter = re.compile("|".join(f"(?:{e.trigger})" for e in self.entries))
             self._triggers = [(e.entity, re.compile(e.trigger)) for e in self.entries]
@@ -93,12 +92,17 @@ class Masker:
         return [entity for entity, trigger in self._triggers if trigger.search(text)]
 
     def find(self, text: str) -> tuple[Span, ...]:
-        """Spans to mask in ``text``: non-overlapping, credentials first, then longest, then registry order."""
+        """Spans to mask in ``text``: non-overlapping, credentials first (registry order), then identities."""
         entities = self.entities_for(text)
         if not entities:
             return ()
         results = self.analyzer.analyze(text=text, language="en", entities=entities, nlp_artifacts=self._artifacts)
         return self._resolve(text, results)
+
+    def _priority(self, r: RecognizerResult) -> tuple[int, int, int, int]:
+        if KINDS[r.entity_type].secret:
+            return (0, self._order[r.entity_type], r.start - r.end, r.start)
+        return (1, r.start - r.end, self._order[r.entity_type], r.start)
 
     def _resolve(self, text: str, results: list[RecognizerResult]) -> tuple[Span, ...]:
         protected: list[tuple[int, int]] | None = None
@@ -112,7 +116,9 @@ class Masker:
                 if overlaps(r.start, r.end, protected):
                     continue  # a timestamp, version or address, not an identity
             kept.append(r)
-        kept.sort(key=lambda r: (not KINDS[r.entity_type].secret, r.start - r.end, self._order[r.entity_type], r.start))
+        # credentials first, in registry order (a specific token beats the generic KEY=value setting around
+        # it), then identities, longest first (an email beats the host inside it)
+        kept.sort(key=self._priority)
         chosen: list[RecognizerResult] = []
         for r in kept:
             if not any(r.start < c.end and c.start < r.end for c in chosen):

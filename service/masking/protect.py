@@ -13,8 +13,8 @@ PROTECTED: list[re.Pattern[str]] = [
     for p in (
         # [2024-05-01 12:00:03,123] / 2024-05-01T12:00:03.123456+00:00 (ISO 8601, never a date to mask)
         r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(?:[.,]\d+)?(?:Z|[+-]\d{2}:?\d{2})?",
-        # I0501 12:00:03.123456 glog prefix
-        r"\b\d{2}:\d{2}:\d{2}(?:[.,]\d+)?\b",
+        # I0501 12:00:03.123456 glog prefix (not inside a colon-separated MAC or IPv6 address)
+        r"(?<![:\w])\d{2}:\d{2}:\d{2}(?:[.,]\d+)?(?![:\w])",
         # nvidia-smi / Xid: PCI bus id 00000000:3B:00.0
         r"\b[0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-7]\b",
         # frame #3: ... + 0x7f3a2c000000

@@ -13,7 +13,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import regex
-from presidio_analyzer import AnalysisExplanation, EntityRecognizer, Pattern, PatternRecognizer, RecognizerResult
+from presidio_analyzer import (
+    AnalysisExplanation,
+    EntityRecognizer,
+    Pattern,
+    PatternRecognizer,
+    RecognizerResult,
+)
 from presidio_analyzer.predefined_recognizers import (
     CreditCardRecognizer,
     EmailRecognizer,
@@ -35,6 +41,8 @@ class LogPatternRecognizer(PatternRecognizer):
             supported_entity=entity, name=name, patterns=[p for p, _ in patterns], global_regex_flags=regex.MULTILINE
         )
         self._compiled = [(p, regex.compile(p.regex, regex.MULTILINE), check) for p, check in patterns]
+        self._name = name
+        self._entity = entity
 
     def analyze(self, text, entities, nlp_artifacts=None, regex_flags=None):  # type: ignore[no-untyped-def]
         results: list[RecognizerResult] = []
@@ -47,21 +55,21 @@ class LogPatternRecognizer(PatternRecognizer):
                 if check is not None and not check(text, m, start, end):
                     continue
                 explanation = AnalysisExplanation(
-                    recognizer=self.name,
+                    recognizer=self._name,
                     original_score=pattern.score,
                     pattern_name=pattern.name,
                     pattern=pattern.regex,
-                    validation_result=True if check is not None else None,
+                    validation_result=check is not None,
                 )
                 results.append(
                     RecognizerResult(
-                        entity_type=self.supported_entities[0],
+                        entity_type=self._entity,
                         start=start,
                         end=end,
                         score=pattern.score,
                         analysis_explanation=explanation,
                         recognition_metadata={
-                            RecognizerResult.RECOGNIZER_NAME_KEY: self.name,
+                            RecognizerResult.RECOGNIZER_NAME_KEY: self._name,
                             RecognizerResult.RECOGNIZER_IDENTIFIER_KEY: self.id,
                         },
                     )
@@ -69,8 +77,18 @@ class LogPatternRecognizer(PatternRecognizer):
         return EntityRecognizer.remove_duplicates(results)
 
 
+_IPV6 = next(p.regex for p in IpRecognizer.PATTERNS if p.name == "IPv6")
+
+
 class LogIpRecognizer(IpRecognizer):
     """Presidio's IP recognizer, keeping loopback and unspecified addresses (127.0.0.1, ::1, 0.0.0.0)."""
+
+    # NCCL INFO NET/IB : Using [0]mlx5_0:1/IB ; OOB eth0:fe80::1c2:3dff:fe4e:5f60%eth0<0>
+    # (the stock IPv6 pattern refuses a colon before the address; here an interface name precedes it)
+    PATTERNS = [
+        *IpRecognizer.PATTERNS,
+        Pattern("IPv6 after interface", r"(?<=\b[A-Za-z][A-Za-z0-9]{0,15}:)" + _IPV6.removeprefix(r"(?<![\w:])"), 0.6),
+    ]
 
     def invalidate_result(self, pattern_text: str) -> bool:
         return bool(super().invalidate_result(pattern_text)) or checks.is_loopback(pattern_text.split("/")[0])
@@ -107,7 +125,7 @@ class Entry:
     trigger: str
     patterns: tuple[P, ...] = ()
     check: Check | None = None  # the default check for patterns without their own
-    stock: type[EntityRecognizer] | None = None  # a Presidio recognizer class used as is (or lightly extended)
+    stock: Callable[[], EntityRecognizer] | None = None  # a Presidio recognizer class, as is or lightly extended
     score: float = 0.9
     name: str = field(default="")
 
@@ -135,6 +153,8 @@ def _secret_setting(text: str, m: regex.Match[str], s: int, e: int) -> bool:
     key = m.group("k") if "k" in m.re.groupindex and m.group("k") else ""
     if key and _SPECIAL_TOKEN_KEY.search(key):
         return False  # pad_token=<pad>, eos_token: </s>: tokenizer settings, not credentials
+    if text[: m.start()].endswith("://"):
+        return False  # https://x-access-token:ghs_...@github.com: the URL password pattern owns it
     return checks.is_real_value(text[s:e], 8)
 
 
@@ -219,7 +239,7 @@ REGISTRY: list[Entry] = [
         ),
     ),
     # google.api_core.exceptions.Forbidden: 403 ... ?key=AIzaSyD-EXAMPLEEXAMPLEEXAMPLEEXAMPLE12
-    Entry("GCP_API_KEY", trigger=r"AIza", patterns=(P("google api key", r"\bAIza[0-9A-Za-z_-]{35}(?![0-9A-Za-z_-])"),)),
+    Entry("GCP_API_KEY", trigger=r"AIza", patterns=(P("google api key", r"\bAIza[0-9A-Za-z_-]{30,}"),)),
     # AZURE_STORAGE_CONNECTION_STRING=DefaultEndpointsProtocol=https;AccountName=acct;AccountKey=...;EndpointSuffix=core.windows.net
     Entry(
         "AZURE_CONNECTION_STRING",
@@ -350,7 +370,7 @@ REGISTRY: list[Entry] = [
     # File "/home/alice/llm/train.py", line 88  |  SLURM_JOB_USER=alice  |  C:\Users\alice\  |  alice@gpu-node-017:~$
     Entry(
         "USERNAME",
-        trigger=r"/home/|/Users/|Users\\|Users/|USER|LOGNAME|@|wandb\.ai/|logged in as|(?i:user ?id|uid)\s*=|login\s",
+        trigger=r"/home/|/Users/|Users\\|Users/|USER|LOGNAME|@|wandb\.ai/|logged in as|(?i:user ?id|uid)\s*=|login\s|-U|--(?:db[_-])?user",
         patterns=(
             P("home dir", r"/home/(?P<v>[A-Za-z0-9._-]+)"),
             P("macos home dir", r"/Users/(?P<v>[A-Za-z0-9._-]+)"),
@@ -359,11 +379,16 @@ REGISTRY: list[Entry] = [
                 + _SEP
                 + r"(?P<v>[A-Za-z0-9._-]+)",
             ),
+            # psql -h db.corp.internal -U alice  |  --username alice
+            P("psql user flag", r"(?<=\bpsql\b[^\n]*?\s-U\s*)(?P<v>[A-Za-z0-9._-]+)"),
+            P("user flag", r"--(?:db[_-])?user(?:name)?(?:=|\s+)(?P<v>[A-Za-z0-9._-]+)"),
             P("odbc user id", r"(?i:\buser\s?id|\buid)\s*=\s*(?P<v>[^;\s\"']+)"),
             P("shell prompt", r"\b(?P<v>[a-z_][a-z0-9_-]*)@(?=[A-Za-z0-9][\w.-]*:[~/])"),
             P("user in url", r"(?<=\b[A-Za-z][A-Za-z0-9+.-]*://)(?P<v>[^\s:/@]+)(?=(?::[^\s@/]*)?@)"),
             P("wandb entity", r"(?<=\bwandb\.ai/)(?P<v>[A-Za-z0-9_-]+)(?=/)"),
             P("wandb logged in", r"(?<=\blogged in as:?\s+)(?P<v>[A-Za-z0-9_-]+(?:\.[A-Za-z0-9_-]+)*)(?![\w@])"),
+            # wandb: Currently logged in as: alice (alice-team). Use `wandb login --relogin` to force relogin
+            P("wandb team", r"(?<=\blogged in as:?\s+\S+\s+\()(?P<v>[A-Za-z0-9_-]+)(?=\))"),
             P("netrc inline login", r"\bmachine\s+\S+\s+login\s+(?P<v>\S+)"),
             P("netrc login line", r"^\s*login\s+(?P<v>[\w.@+-]+)\s*$"),
         ),

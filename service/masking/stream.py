@@ -81,7 +81,10 @@ class MaskState:
                 for s in spans:  # number pseudonyms left to right (the anonymizer replaces right to left)
                     self.pseudonyms.placeholder(s.entity, text[s.start : s.end])
                 results = [AnonResult(s.entity, s.start, s.end, 1.0) for s in spans]
-                masked = masker.anonymizer.anonymize(text, results, self._operators).text  # type: ignore[arg-type]
+                # spans are already resolved: no merging of neighbours ("a@x.com b@x.com" is two emails)
+                masked = masker.anonymizer.anonymize(
+                    text, results, self._operators, merge_entities_with_spaces=False  # type: ignore[arg-type]
+                ).text
             else:
                 masked = text
             hit = (masked, tuple(KINDS[s.entity].key for s in spans), spans)

@@ -95,7 +95,7 @@ class Store:
         with self.session() as s:
             return [Evidence(**e) for e in json.loads(self._row(s, diagnosis_id, workspace_id).excerpt)]
 
-    def list(self, workspace_id: str | None, *, limit: int = 20, offset: int = 0) -> tuple[list[Diagnosis], int]:
+    def history(self, workspace_id: str | None, *, limit: int = 20, offset: int = 0) -> tuple[list[Diagnosis], int]:
         with self.session() as s:
             q = select(DiagnosisRow).where(DiagnosisRow.workspace_id.is_(None) if workspace_id is None else DiagnosisRow.workspace_id == workspace_id)
             total = s.scalar(select(func.count()).select_from(q.subquery())) or 0

@@ -1,0 +1,141 @@
+"""Pseudonyms are consistent within a run and fresh per run; whole, chunked and split input agree."""
+
+from __future__ import annotations
+
+import random
+import socket
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+
+from service.masking import Masker, MaskState, mask, mask_stream, mask_text
+from service.models import LogFile, RawRun
+
+from .corpus import build_corpus
+
+
+def _run(*files: list[str]) -> RawRun:
+    return RawRun(files=[LogFile(name=f"rank{i}.log", lines=lines) for i, lines in enumerate(files)])
+
+
+def test_same_host_gets_the_same_placeholder_in_every_file(masker: Masker) -> None:
+    log = mask(
+        _run(
+            ["gpu-node-017:11:11 [0] NCCL INFO Bootstrap", "MASTER_ADDR=gpu-node-017"],
+            ["[rank9]: Connection to gpu-node-017 failed", "gpu-node-018:12:12 [1] NCCL INFO Bootstrap"],
+        ),
+        masker,
+    )
+    a, b = log.files
+    assert a.lines[0].startswith("<HOST_1>:") and a.lines[1] == "MASTER_ADDR=<HOST_1>"
+    assert b.lines[0] == "[rank9]: Connection to <HOST_1> failed"
+    assert b.lines[1].startswith("<HOST_2>:")
+    assert log.counts == {"hostname": 4}
+
+
+def test_same_user_ip_and_email_are_consistent_across_lines(masker: Masker) -> None:
+    text, counts = mask_text(
+        "/home/alice/x.py USER=alice\neth0:10.0.0.7<0> and 10.0.0.7:29500\nalice@acme.com bob@acme.com alice@acme.com",
+        masker,
+    )
+    assert text == (
+        "/home/<USER_1>/x.py USER=<USER_1>\neth0:<IP_1><0> and <IP_1>:29500\n<EMAIL_1> <EMAIL_2> <EMAIL_1>"
+    )
+    assert counts == {"email": 3, "ip_address": 2, "username": 2}
+
+
+def test_pseudonyms_are_fresh_for_every_call(masker: Masker) -> None:
+    first, _ = mask_text("MASTER_ADDR=box-17 and box-18 via host: box-18", masker)
+    second, _ = mask_text("host: box-18 then MASTER_ADDR=box-17", masker)
+    assert first == "MASTER_ADDR=<HOST_1> and box-18 via host: <HOST_2>"
+    assert second == "host: <HOST_1> then MASTER_ADDR=<HOST_2>"
+
+
+def test_secrets_get_fixed_placeholders_that_carry_nothing_of_the_value(masker: Masker) -> None:
+    text, _ = mask_text("HF_TOKEN=hf_AbCdEfGhIjKlMnOpQrStUvWxYz01234567 hf_ZyXwVuTsRqPoNmLkJiHgFeDcBa76543210", masker)
+    assert text == "HF_TOKEN=<HF_TOKEN> <HF_TOKEN>"
+
+
+def _whole(lines: list[str], masker: Masker) -> str:
+    return mask_text("\n".join(lines), masker)[0]
+
+
+def test_whole_chunked_and_split_input_give_identical_output(masker: Masker) -> None:
+    lines = build_corpus(seed=5, rounds=2).lines
+    text = "\n".join(lines) + "\n"
+    whole = _whole(lines, masker) + "\n"
+
+    rng = random.Random(0)
+    cuts = sorted(rng.sample(range(1, len(text)), 300))
+    chunks = [text[i:j] for i, j in zip([0, *cuts], [*cuts, len(text)], strict=True)]
+    state = MaskState()
+    chunked = "".join(mask_stream(chunks, masker, state))
+
+    splits = sorted(rng.sample(range(1, len(lines)), 7))
+    files = [lines[i:j] for i, j in zip([0, *splits], [*splits, len(lines)], strict=True)]
+    split = mask(_run(*files), masker)
+    split_text = "\n".join(line for f in split.files for line in f.lines) + "\n"
+
+    assert chunked == whole
+    assert split_text == whole
+    assert dict(state.counts) == split.counts
+
+
+def test_a_private_key_block_split_across_files_stays_masked(masker: Masker) -> None:
+    log = mask(
+        _run(["[rank0]: -----BEGIN PRIVATE KEY-----", "[rank0]: MIIEvQIBADANBgkqhkiG9w0BAQEFAASC"],
+             ["[rank0]: Zm9vYmFyYmF6cXV4Zm9vYmFyYmF6", "[rank0]: -----END PRIVATE KEY-----", "[rank0]: step 3"]),
+        masker,
+    )
+    assert [line for f in log.files for line in f.lines] == [
+        "[rank0]: <PRIVATE_KEY>",
+        "[rank0]: <PRIVATE_KEY>",
+        "[rank0]: <PRIVATE_KEY>",
+        "[rank0]: <PRIVATE_KEY>",
+        "[rank0]: step 3",
+    ]
+    assert log.counts == {"private_key": 1}
+
+
+def test_an_unterminated_private_key_block_ends_at_the_first_ordinary_line(masker: Masker) -> None:
+    text, _ = mask_text("-----BEGIN EC PRIVATE KEY-----\nMHcCAQEEIBkg4LVWM9nuwNSk3yByxZpYRTBnV\nTraceback (most recent call last):", masker)
+    assert text == "<PRIVATE_KEY>\n<PRIVATE_KEY>\nTraceback (most recent call last):"
+
+
+def test_a_netrc_entry_across_lines_is_a_wandb_key(masker: Masker) -> None:
+    key = "0123456789abcdef0123456789abcdef01234567"
+    text, counts = mask_text(f"machine api.wandb.ai\n  login alice\n  password {key}", masker)
+    assert text == "machine api.wandb.ai\n  login <USER_1>\n  password <WANDB_API_KEY>"
+    assert counts == {"username": 1, "wandb_key": 1}
+
+
+def test_file_names_are_masked_with_the_run_table(masker: Masker) -> None:
+    log = mask(RawRun(files=[LogFile(name="/home/alice/logs/rank0.log", lines=["USER=alice"])]), masker)
+    assert log.files[0].name == "/home/<USER_1>/logs/rank0.log"
+    assert log.files[0].lines == ["USER=<USER_1>"]
+
+
+def test_mask_text_keeps_empty_lines_and_trailing_newlines(masker: Masker) -> None:
+    assert mask_text("", masker) == ("", {})
+    assert mask_text("a\n\nb\n", masker)[0] == "a\n\nb\n"
+
+
+def test_concurrent_runs_share_one_masker_without_crosstalk(masker: Masker) -> None:
+    corpus = build_corpus(seed=7, rounds=1)
+    runs = [corpus.lines[i::4] for i in range(4)] * 3
+    expected = [mask(_run(r), masker) for r in runs]
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        got = list(pool.map(lambda r: mask(_run(r), masker), runs))
+    assert got == expected
+
+
+def test_masking_never_opens_a_network_connection(monkeypatch: pytest.MonkeyPatch) -> None:
+    def refuse(*args: object, **kwargs: object) -> None:
+        raise AssertionError("masking tried to open a network connection")
+
+    monkeypatch.setattr(socket.socket, "connect", refuse)
+    monkeypatch.setattr(socket, "create_connection", refuse)
+    fresh = Masker()  # a fresh engine: set-up must not fetch a public-suffix list or a spaCy model
+    text, counts = mask_text("alice@acme-research.com via https://db.acme-research.com:5432 and x@y.zz", fresh)
+    assert text == "<EMAIL_1> via https://<HOST_1>:5432 and x@y.zz"
+    assert counts == {"email": 1, "hostname": 1}

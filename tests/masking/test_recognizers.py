@@ -1,0 +1,220 @@
+"""One table per recognizer: real log lines that must be masked, near misses that must stay byte for byte.
+
+``(payload, secret)`` rows: ``secret`` must be gone from the masked line and the kind counted.
+``(payload, None)`` rows are near misses: the masked line must equal the payload.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from service.masking import Masker, mask_text
+from service.masking.recognizers import REGISTRY
+
+HEX40 = "0123456789abcdef0123456789abcdef01234567"
+HF = "hf_AbCdEfGhIjKlMnOpQrStUvWxYz01234567"
+AKID = "AKIAIOSFODNN7EXAMPLE"
+AWS_SECRET = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"
+JWT = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U"
+
+TABLES: dict[str, list[tuple[str, str | None]]] = {
+    "hf_token": [
+        (f"HF_TOKEN={HF}", HF),
+        (f"[rank0]: huggingface-cli login --token {HF}", HF),
+        ("api_org_AbCdEfGhIjKlMnOpQrStUvWxYz012345 used", "api_org_AbCdEfGhIjKlMnOpQrStUvWxYz012345"),
+        ("from huggingface_hub import hf_hub_download, snapshot_download", None),
+        ("HF_HUB_ENABLE_HF_TRANSFER=1 hf_transfer is installed", None),
+        ("model.hf_device_map = {'': 0}", None),
+    ],
+    "aws_access_key": [
+        (f"AWS_ACCESS_KEY_ID={AKID}", AKID),
+        ("'AccessKeyId': 'ASIAY34FZKBOKMUTVV7A'", "ASIAY34FZKBOKMUTVV7A"),
+        ("AKIA is the prefix of long-term AWS key ids", None),
+        ("AKIAIOSFODNN7EXAMPLE1234 is 24 characters, not a key id", None),
+    ],
+    "aws_secret_key": [
+        (f"aws_secret_access_key = {AWS_SECRET}", AWS_SECRET),
+        (f"AWS_SECRET_ACCESS_KEY=\"{AWS_SECRET}\"", AWS_SECRET),
+        (f"sha256 checksum {AWS_SECRET[:-4]}abcd of shard 3", None),
+    ],
+    "wandb_key": [
+        (f"WANDB_API_KEY={HEX40}", HEX40),
+        (f"$ wandb login {HEX40}", HEX40),
+        (f"wandb.login(key='{HEX40}')", HEX40),
+        (f"machine api.wandb.ai login alice password {HEX40}", HEX40),
+        (f"commit {HEX40} (HEAD -> main)", None),
+        (f"wandb: Syncing run fluent-sun-42 at revision {HEX40}", None),
+        ("WANDB_PROJECT=llama-pretrain WANDB_MODE=offline", None),
+    ],
+    "openai_key": [
+        ("OPENAI_API_KEY=sk-proj-Ab12Cd34Ef56Gh78Ij90Kl12Mn34Op56Qr78St90Uv12", "sk-proj-Ab12Cd34Ef56Gh78Ij90Kl12Mn34Op56Qr78St90Uv12"),
+        ("pip install scikit-learn sk-video; task-runner-queue-preemptible-workers", None),
+    ],
+    "anthropic_key": [
+        ("ANTHROPIC_API_KEY=sk-ant-api03-" + "a1B2" * 24, "sk-ant-api03-" + "a1B2" * 24),
+    ],
+    "github_token": [
+        ("https://x-access-token:ghs_16C7e42F292c6912E7710c838347Ae178B4a@github.com/org/repo", "ghs_16C7e42F292c6912E7710c838347Ae178B4a"),
+        ("GH_TOKEN=ghp_16C7e42F292c6912E7710c838347Ae178B4a", "ghp_16C7e42F292c6912E7710c838347Ae178B4a"),
+        ("gh_token_path=/run/secrets/gh and ghp_ prefix docs", None),
+    ],
+    "gitlab_token": [
+        ("git clone https://oauth2:glpat-x1y2z3a4b5c6d7e8f9g0@gitlab.com/ml/train.git", "glpat-x1y2z3a4b5c6d7e8f9g0"),
+        ("linking against glibc-2.35 and glpat- prefix", None),
+    ],
+    "slack_token": [
+        ("SLACK_BOT_TOKEN=xoxb-123456789012-1234567890123-AbCdEfGhIjKlMnOpQrStUvWx", "xoxb-123456789012-1234567890123-AbCdEfGhIjKlMnOpQrStUvWx"),
+    ],
+    "slack_webhook": [
+        ("POST https://hooks.slack.com/services/T0A1B2C3D/B0A1B2C3D4E/AbCdEfGhIjKlMnOpQrStUvWx -> 404", "T0A1B2C3D/B0A1B2C3D4E/AbCdEfGhIjKlMnOpQrStUvWx"),
+    ],
+    "databricks_token": [
+        ("DATABRICKS_TOKEN=dapi0123456789abcdef0123456789abcdef", "dapi0123456789abcdef0123456789abcdef"),
+        ("rapidapi client and dapi prefix", None),
+    ],
+    "jwt": [
+        (f"GET /v1/runs?token={JWT}", JWT),
+        ("header eyJhbGciOiJIUzI1NiJ9 alone is not a token", None),
+    ],
+    "bearer_token": [
+        ('curl -H "Authorization: Bearer abcdefghijklmnop1234567890"', "abcdefghijklmnop1234567890"),
+        ("headers = {'Authorization': 'token 0123456789abcdef0123'}", "0123456789abcdef0123"),
+        ("401: the request requires a Bearer token in the Authorization header", None),
+    ],
+    "private_key": [
+        ('"private_key": "-----BEGIN PRIVATE KEY-----\\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASC\\n-----END PRIVATE KEY-----\\n"', "MIIEvQIBADANBgkqhkiG9w0BAQEFAASC"),
+        ("-----BEGIN CERTIFICATE----- (a public certificate stays)", None),
+        ("-----BEGIN PUBLIC KEY-----", None),
+    ],
+    "azure_connection_string": [
+        ("DefaultEndpointsProtocol=https;AccountName=acme;AccountKey=Zm9vYmFyYmF6cXV4Zm9vYmFyYmF6cXV4==;EndpointSuffix=core.windows.net", "Zm9vYmFyYmF6cXV4Zm9vYmFyYmF6cXV4=="),
+    ],
+    "azure_key": [
+        ("https://acme.blob.core.windows.net/c/m.pt?sv=2022-11-02&sp=r&sig=AbCdEfGhIjKlMnOpQrStUv%3D", "AbCdEfGhIjKlMnOpQrStUv%3D"),
+    ],
+    "gcp_api_key": [
+        ("?key=AIzaSyD-1a2B3c4D5e6F7g8H9i0J1k2L3m4N5o6P", "AIzaSyD-1a2B3c4D5e6F7g8H9i0J1k2L3m4N5o6P"),
+    ],
+    "password": [
+        ("postgresql://alice:hunter2@db.corp.internal:5432/mlflow", "hunter2"),
+        ("DB_PASSWORD=hunter2", "hunter2"),
+        ("PGPASSWORD='c0rrect horse' psql", "c0rrect horse"),
+        ("python train.py --password hunter2 --seed 1", "hunter2"),
+        ("  password: s3cr3t!", "s3cr3t!"),
+        ("  password 0a1b2c3d4e", "0a1b2c3d4e"),
+        ("password_file=/run/secrets/db --password-stdin", None),
+        ("Password: ******** (hidden)", None),
+        ("PASSWORD=${DB_PASSWORD} bypass=1 passes=3 compass=north", None),
+        ("PWD=/opt/app OLDPWD=/opt", None),
+        ("no password given; see the docs", None),
+    ],
+    "secret": [
+        ("MLFLOW_TRACKING_TOKEN=0123456789abcdefXYZ", "0123456789abcdefXYZ"),
+        ('"client_secret": "AbCdEf0123456789"', "AbCdEf0123456789"),
+        ("accelerate launch train.py --hub_token AbCdEf0123456789", "AbCdEf0123456789"),
+        ("api_key: 9f8e7d6c5b4a39281706", "9f8e7d6c5b4a39281706"),
+        ("pad_token=<pad> eos_token: </s> max_tokens=1500 tokens/s=1234 num_tokens: 2048", None),
+        ("TOKENIZERS_PARALLELISM=false api_key=None token=null", None),
+        ("OPENAI_API_KEY=${OPENAI_API_KEY} secret_name: hf-secret", None),
+    ],
+    "email": [
+        ("git config user.email alice.chen@acme-research.com", "alice.chen@acme-research.com"),
+        ("alice@lab.internal wrote this", "alice@lab.internal"),
+        ("    @torch.no_grad() decorator; pip install torch@2.1.0", None),
+    ],
+    "hostname": [
+        ("torch.distributed.DistNetworkError: Connection to gpu-node-017.cluster.internal:29500 failed", "gpu-node-017.cluster.internal"),
+        ("gpu-node-017:2345:2345 [3] NCCL INFO Bootstrap : Using eth0", "gpu-node-017"),
+        ("MASTER_ADDR=trainer-0 MASTER_PORT=29500", "trainer-0"),
+        ("SLURMD_NODENAME=a100x8-17", "a100x8-17"),
+        ("SLURM_JOB_NODELIST=gpu-node-[001-004,017]", "gpu-node-[001-004,017]"),
+        ("ip-10-0-3-17 joined the rendezvous", "ip-10-0-3-17"),
+        ("nid001234: srun: error: task 3 exited", "nid001234"),
+        ("  host      : node17.hpc.university.edu", "node17.hpc.university.edu"),
+        ("could not resolve host db-1.mlflow.acme-research.net", "db-1.mlflow.acme-research.net"),
+        ("[trainer-3:7] rank 7 heartbeat lost", "trainer-3"),
+        ("python -m torch.distributed.run --nproc_per_node 8 train.py", None),
+        ("torch.distributed.elastic.multiprocessing.errors.ChildFailedError", None),
+        ("saved model.safetensors, model.pt, kernel.cu, nccl.h, setup.py, run.sh, libnccl.so", None),
+        ("os.path.join np.ma tf.io self.net(x) cls.app", None),
+        ("Downloading https://huggingface.co/gpt2/resolve/main/config.json", None),
+        ("c10d store at localhost:29500; gpu0 gpu1; compute-sanitizer; multi-node; host memory", None),
+        ("node_rank=0 device=[cuda:0] [rank:3]", None),
+    ],
+    "ip_address": [
+        ("NCCL INFO NET/Socket : Using [0]eth0:10.0.3.17<0>", "10.0.3.17"),
+        ("OOB eth0:fe80::1c2:3dff:fe4e:5f60%eth0<0>", "fe80::1c2:3dff:fe4e:5f60"),
+        ("connect to 2001:db8:85a3::8a2e:370:7334 port 29500", "2001:db8:85a3::8a2e:370:7334"),
+        ("cuDNN 8.9.2.26 TensorRT 8.6.1.6 version 1.2.3.4 build 1.2.3.4.5", None),
+        ("127.0.0.1:29500 ::1 0.0.0.0 [::]:8080", None),
+        ("c10::Error std::vector<at::Tensor> at::native::foo 12:00:03 00000000:3B:00.0", None),
+    ],
+    "mac_address": [
+        ("link/ether 00:1b:21:3a:4f:5c brd ff:ff:ff:ff:ff:ff", "00:1b:21:3a:4f:5c"),
+        ("link/ether 00:11:22:33:44:55 brd ff:ff:ff:ff:ff:ff", "00:11:22:33:44:55"),
+        ("outputs/24-05-01-12-00-03 at 12:00:03.123", None),
+    ],
+    "credit_card": [
+        ("'text': 'card 4111 1111 1111 1111 please'", "4111 1111 1111 1111"),
+        ("epoch ms 1714564803123 and NumelIn=50331648", None),
+    ],
+    "iban": [
+        ("'iban': 'DE89 3704 0044 0532 0130 00'", "DE89 3704 0044 0532 0130 00"),
+        ("GB00 ABCD 1234 5678 9012 34 fails its checksum", None),
+    ],
+    "username": [
+        ('  File "/home/alice/llm/train.py", line 88', "alice"),
+        ("/Users/bob.smith/code/run.py", "bob.smith"),
+        ("C:\\Users\\carol\\AppData\\Local\\Temp", "carol"),
+        ("SLURM_JOB_USER=dave LOGNAME=dave", "dave"),
+        ("erin@gpu-node-3:~/proj$ nvidia-smi", "erin"),
+        ("wandb: Currently logged in as: frank42 (frank-team).", "frank42"),
+        ("psql -h db.corp.internal -U grace -d mlflow", "grace"),
+        ("pip install -U torch; USER_ID=1000 NUM_USERS=4 /home/$USER/x /home/<user>/y", None),
+        ("/opt/conda/lib/python3.10/site-packages/torch/__init__.py", None),
+    ],
+}
+
+ROWS = [(kind, payload, secret) for kind, rows in TABLES.items() for payload, secret in rows]
+
+
+def _id(row: tuple[str, str, str | None]) -> str:
+    kind, payload, secret = row
+    return f"{kind}-{'flag' if secret else 'keep'}-{payload[:40]}"
+
+
+@pytest.mark.parametrize("row", ROWS, ids=[_id(r) for r in ROWS])
+def test_recognizer_table(row: tuple[str, str, str | None], masker: Masker) -> None:
+    kind, payload, secret = row
+    masked, counts = mask_text(payload, masker)
+    if secret is None:
+        assert masked == payload
+    else:
+        assert secret not in masked
+        assert counts.get(kind, 0) >= 1, (masked, counts)
+
+
+def test_every_registry_entity_has_a_table() -> None:
+    from service.masking.kinds import KINDS
+
+    keys = {KINDS[e.entity].key for e in REGISTRY}
+    untested = keys - set(TABLES) - {"pypi_token", "npm_token", "stripe_key", "gcp_key_id"}  # covered by the corpus
+    assert untested == set()
+
+
+def test_triggers_are_necessary_for_every_flagged_row(masker: Masker) -> None:
+    """A trigger that misses its own recognizer's match would let a secret through the prefilter."""
+    for kind, payload, secret in ROWS:
+        if secret is not None:
+            assert masker.may_hold(payload), (kind, payload)
+
+
+@pytest.mark.parametrize(
+    ("line", "shape_twin"),
+    [
+        ("step 1234 loss 2.31 host gpu-node-017", "step 9999 loss 8.88 host gpu-node-999"),
+        ("NCCL INFO eth0:10.0.3.17<0>", "NCCL INFO eth0:99.9.9.99<0>"),
+    ],
+)
+def test_prefilter_verdict_depends_only_on_the_digit_folded_shape(line: str, shape_twin: str, masker: Masker) -> None:
+    assert masker.may_hold(line) == masker.may_hold(shape_twin)
