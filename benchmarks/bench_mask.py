@@ -53,17 +53,27 @@ def padded_corpus(target_bytes: int, seed: int = 11) -> Corpus:
     corpus = build_corpus(seed=seed, rounds=4)
     out = Corpus()
     size = sum(len(line) + 1 for line in corpus.lines)
-    filler_per_line = max(0, (target_bytes - size) // 150 // max(1, len(corpus.lines)))
+    fill_total = max(0, (target_bytes - size) // 152)  # a step line is about 152 bytes
     step = 0
     by_line: dict[int, tuple[list, list]] = {}
     for s in corpus.secrets:
         by_line.setdefault(s.line, ([], []))[0].append((s.kind, s.value))
     for t in corpus.tokens:
         by_line.setdefault(t.line, ([], []))[1].append(t.value)
+    hold = 0  # no filler inside a multi-line private key or netrc entry: one process prints those
     for i, line in enumerate(corpus.lines):
         secrets, tokens = by_line.get(i, ([], []))
         out.add(line, secrets, tokens)
-        for _ in range(filler_per_line):
+        if "-----BEGIN" in line and "-----END" not in line:
+            hold = 10**9
+        elif "-----END" in line:
+            hold = 0
+        elif line.startswith("machine "):
+            hold = 3
+        if hold:
+            hold -= 1
+            continue
+        for _ in range(fill_total * (i + 1) // len(corpus.lines) - fill_total * i // len(corpus.lines)):
             step += 1
             out.add(step_line(rng, rng.randrange(64), step))
     return out

@@ -33,7 +33,7 @@ class Case:
     label: str
     difficulty: str
     description: str
-    initiating_rank: int | None
+    initiating_rank: int | list[int] | None  # a list when several ranks fail at once on the same bug
     facts: dict[str, str]
     must_mention: list[str]
     files: dict[str, str]
@@ -157,10 +157,10 @@ def c10_frames(rng: random.Random, site_packages: str, kind: str = "watchdog", c
             f"frame #4: <unknown function> + 0x4c6f46 ({hex(base_tc + 0x4C6F46)} in {lib}/libtorch_python.so)",
             f"frame #5: c10::TensorImpl::~TensorImpl() + 0x1e4 ({hex(base_c10 + 0x3E5A4)} in {lib}/libc10.so)",
             f"frame #6: <unknown function> + 0x4a3f01 ({hex(base_tc + 0x4A3F01)} in {lib}/libtorch_python.so)",
-            f"frame #7: <unknown function> + 0x15c0ae (0x55d2c8e5c0ae in /usr/bin/python3)",
-            f"frame #8: Py_FinalizeEx + 0x143 (0x55d2c8f1d8e3 in /usr/bin/python3)",
-            f"frame #9: Py_RunMain + 0x1a5 (0x55d2c8f0ff45 in /usr/bin/python3)",
-            f"frame #10: Py_BytesMain + 0x2d (0x55d2c8ee6a4d in /usr/bin/python3)",
+            "frame #7: <unknown function> + 0x15c0ae (0x55d2c8e5c0ae in /usr/bin/python3)",
+            "frame #8: Py_FinalizeEx + 0x143 (0x55d2c8f1d8e3 in /usr/bin/python3)",
+            "frame #9: Py_RunMain + 0x1a5 (0x55d2c8f0ff45 in /usr/bin/python3)",
+            "frame #10: Py_BytesMain + 0x2d (0x55d2c8ee6a4d in /usr/bin/python3)",
             f"frame #11: <unknown function> + 0x29d90 ({hex(base_libc + 0x29D90)} in /lib/x86_64-linux-gnu/libc.so.6)",
             f"frame #12: __libc_start_main + 0x80 ({hex(base_libc + 0x29E40)} in /lib/x86_64-linux-gnu/libc.so.6)",
         ]
@@ -191,7 +191,7 @@ class Gpu:
 def nvidia_smi(when: datetime, driver: str, cuda: str, gpus: list[Gpu], procs: list[tuple[int, int, str, int]] | None = None, style: str | None = None, proc_type: str = "C") -> str:
     """Render the default `nvidia-smi` table; procs are (gpu, pid, name, MiB). Layout follows the driver branch."""
     branch = int(driver.split(".")[0])
-    style = style or ("old" if branch < 525 else "mid" if branch < 550 else "new")
+    style = style or ("old" if branch < 530 else "mid" if branch < 550 else "new")
     out = [when.strftime("%a %b %d %H:%M:%S %Y") + "       "]
     if style == "old":
         w1, w2 = 31, 22
@@ -934,7 +934,7 @@ def ima_side_stream_eval() -> Case:
         done = min(done, 118)
         el = done / 2.9
         out.append("eval: " + tqdm_line(done, 320, el, 2.9 + rng.uniform(-0.1, 0.1), unit_is_s_per_it=False))
-    tb = block(f"""
+    tb = block("""
         Traceback (most recent call last):
           File "/opt/app/eval_retrieval.py", line 214, in <module>
             main()
@@ -1039,12 +1039,12 @@ def fa_zero2_two_h100() -> Case:
     args = ["train_sft.py", "--deepspeed", "configs/ds_z2_bf16.json", "--model", "/models/llama-2-7b-hf", "--data", "/data/sft/oasst_guanaco.jsonl", "--epochs", "2", "--micro_bsz", "4", "--grad_accum", "8"]
     out = ["root@gpu-h100x2:/workspace# deepspeed --num_gpus 2 " + " ".join(args)]
     out.append(ds_launcher_head(clk, 2, args, pids=[48213, 48214]).rstrip("\n"))
-    for r in (0, 1):
+    for _ in (0, 1):
         out.append(f"[{clk.ds(2, 3)}] [INFO] [real_accelerator.py:191:get_accelerator] Setting ds_accelerator to cuda (auto detect)")
-    for r in (1, 0):
+    for _ in (1, 0):
         out.append(f"[{clk.ds(1, 2)}] [INFO] [comm.py:637:init_distributed] cdb=None")
     out.append(f"[{clk.ds()}] [INFO] [comm.py:668:init_distributed] Initializing TorchBackend in DeepSpeed with backend nccl")
-    out.append(f"rank 0: torch 2.1.2+cu121, deepspeed 0.12.6, 2 x NVIDIA H100 80GB HBM3, bf16=True")
+    out.append("rank 0: torch 2.1.2+cu121, deepspeed 0.12.6, 2 x NVIDIA H100 80GB HBM3, bf16=True")
     out.append("Loading checkpoint shards:   0%|          | 0/2 [00:00<?, ?it/s]")
     out.append("Loading checkpoint shards:   0%|          | 0/2 [00:00<?, ?it/s]")
     out.append("Loading checkpoint shards:  50%|█████     | 1/2 [00:04<00:04,  4.51s/it]")
@@ -1058,7 +1058,7 @@ def fa_zero2_two_h100() -> Case:
     out.append(f"[{clk.ds(1, 2)}] [INFO] [logging.py:96:log_dist] [Rank 0] DeepSpeed info: version=0.12.6, git-hash=unknown, git-branch=unknown")
     out.append(f"[{clk.ds(1, 2)}] [INFO] [logging.py:96:log_dist] [Rank 0] DeepSpeed Flops Profiler Enabled: False")
     jit = ds_fused_adam_jit(site, "/root/.cache/torch_extensions/py310_cu121", build=False, secs=0.0)
-    for r, secs in ((0, 0.10484), (1, 0.20317)):
+    for _, secs in ((0, 0.10484), (1, 0.20317)):
         out.append(jit.replace("Time to load fused_adam op: 0.0 seconds", f"Time to load fused_adam op: {secs} seconds").rstrip("\n"))
     out.append(ds_zero12_init(clk, "0.12.6", 2, "torch.bfloat16", 2, 3369207808, (26.10, 51.20), [1, 0], sched="WarmupDecayLR", lr_line="lr=[2e-05], mom=[(0.9, 0.95)]").rstrip("\n"))
     cfg = {
@@ -1119,7 +1119,7 @@ def fa_zero2_two_h100() -> Case:
         label="deepspeed-fusedadam-illegal-memory-access",
         difficulty="easy",
         description="deepspeed launcher, Llama-2-7B full fine-tune with ZeRO-2 bf16 on 2x H100; the per-rank fp32 partition is 3,369,207,808 elements and both ranks die in FusedAdam's multi_tensor_applier at the first optimizer step.",
-        initiating_rank=0,
+        initiating_rank=[0, 1],
         facts={"gpu_model": "H100 80GB HBM3", "torch_version": "2.1.2", "deepspeed_version": "0.12.6", "launcher": "deepspeed",
                "world_size": "2", "zero_stage": "2", "optimizer": "FusedAdam", "precision": "bf16"},
         must_mention=["FusedAdam", "overflow"],
@@ -1140,9 +1140,9 @@ def fa_accelerate_a100() -> Case:
         "Setting OMP_NUM_THREADS environment variable for each process to be 1 in default, to avoid your system being overloaded, please further tune the variable for optimal performance in your application as needed. ",
         "*****************************************",
     ]
-    for r in range(4):
+    for _ in range(4):
         out.append(f"[{clk.ds(1, 2)}] [INFO] [real_accelerator.py:133:get_accelerator] Setting ds_accelerator to cuda (auto detect)")
-    for r in range(4):
+    for _ in range(4):
         out.append(f"[{clk.ds(0.5, 1)}] [INFO] [comm.py:631:init_distributed] cdb=None")
     out.append(f"[{clk.ds()}] [INFO] [comm.py:662:init_distributed] Initializing TorchBackend in DeepSpeed with backend nccl")
     out.append(f"{clk.hf()} - INFO - __main__ - Distributed environment: DEEPSPEED  Backend: nccl")
@@ -1166,8 +1166,8 @@ def fa_accelerate_a100() -> Case:
     out.append("Loading checkpoint shards: 100%|██████████| 3/3 [00:12<00:00,  4.02s/it]")
     out.append("Loading checkpoint shards: 100%|██████████| 3/3 [00:12<00:00,  4.05s/it]")
     clk.tick(12, 14)
-    out.append(f"Running tokenizer on dataset (num_proc=32): 100%|██████████| 412087/412087 [01:02<00:00, 6581.32 examples/s]")
-    out.append(f"Grouping texts in chunks of 2048 (num_proc=32): 100%|██████████| 412087/412087 [00:41<00:00, 9912.50 examples/s]")
+    out.append("Running tokenizer on dataset (num_proc=32): 100%|██████████| 412087/412087 [01:02<00:00, 6581.32 examples/s]")
+    out.append("Grouping texts in chunks of 2048 (num_proc=32): 100%|██████████| 412087/412087 [00:41<00:00, 9912.50 examples/s]")
     clk.tick(100, 110)
     out.append(f"[{clk.ds()}] [INFO] [logging.py:96:log_dist] [Rank 0] DeepSpeed info: version=0.10.3, git-hash=unknown, git-branch=unknown")
     out.append(f"[{clk.ds(1, 2)}] [INFO] [logging.py:96:log_dist] [Rank 0] DeepSpeed Flops Profiler Enabled: False")
@@ -1184,7 +1184,7 @@ def fa_accelerate_a100() -> Case:
     out.append("  0%|          | 0/3147 [00:00<?, ?it/s]")
     clk.tick(70, 80)
     tbs = []
-    for r in (0, 2, 3, 1):
+    for _ in (0, 2, 3, 1):
         tbs.append(block(f"""
             Traceback (most recent call last):
               File "/home/{user}/projects/clm13b/train_clm.py", line 612, in <module>
@@ -1223,7 +1223,7 @@ def fa_accelerate_a100() -> Case:
     out.append("\n".join(t.rstrip("\n") for t in tbs))
     out.append("wandb: Waiting for W&B process to finish... (failed 1). Press Control-C to abort syncing.")
     out.append("wandb: 🚀 View run clm13b-run4 at: https://wandb.ai/rvasquez/clm13b/runs/q8x1mm0c")
-    out.append(f"wandb: Find logs at: ./wandb/run-20230829_174031-q8x1mm0c/logs")
+    out.append("wandb: Find logs at: ./wandb/run-20230829_174031-q8x1mm0c/logs")
     out.append("ERROR:torch.distributed.elastic.multiprocessing.api:failed (exitcode: 1) local_rank: 0 (pid: 731204) of binary: " + f"{env}/bin/python")
     tail = block(f"""
         Traceback (most recent call last):
@@ -1284,7 +1284,7 @@ def fa_accelerate_a100() -> Case:
         label="deepspeed-fusedadam-illegal-memory-access",
         difficulty="medium",
         description="accelerate + DeepSpeed ZeRO-2, Llama-2-13B on 4x A100 80GB; partitions of 3,253,966,080 elements; the fault in FusedAdam surfaces in the post-step all_gather as ncclUnhandledCudaError on every rank, then a ChildFailedError.",
-        initiating_rank=0,
+        initiating_rank=[0, 1, 2, 3],
         facts={"gpu_model": "A100-SXM4-80GB", "torch_version": "2.0.1", "deepspeed_version": "0.10.3", "launcher": "accelerate",
                "world_size": "4", "zero_stage": "2", "optimizer": "FusedAdam", "nccl_version": "2.14.3"},
         must_mention=["FusedAdam", "overflow"],
@@ -1294,11 +1294,11 @@ def fa_accelerate_a100() -> Case:
     )
 
 
-def fa_hf_zero1_h200() -> Case:
+def fa_hf_zero2_h200() -> Case:
     rng = random.Random(203)
     clk = Clock(datetime(2024, 8, 2, 11, 1, 44), rng)
     site = "/usr/local/lib/python3.11/dist-packages"
-    args = ["sft.py", "--model_name_or_path", "meta-llama/Meta-Llama-3-8B", "--dataset_name", "data/sft_mix_v7", "--bf16", "--deepspeed", "ds/zero1.json",
+    args = ["sft.py", "--model_name_or_path", "meta-llama/Meta-Llama-3-8B", "--dataset_name", "data/sft_mix_v7", "--bf16", "--deepspeed", "ds/zero2.json",
             "--per_device_train_batch_size", "4", "--gradient_accumulation_steps", "4", "--learning_rate", "1e-5", "--num_train_epochs", "1",
             "--logging_steps", "10", "--gradient_checkpointing", "--output_dir", "out/llama3-8b-sft-v7", "--report_to", "none"]
     out = ["+ deepspeed --include localhost:0,1 " + " ".join(args)]
@@ -1312,7 +1312,7 @@ def fa_hf_zero1_h200() -> Case:
     out.append(f"{clk.hf()} - WARNING - __main__ - Process rank: 0, device: cuda:0, n_gpu: 1, distributed training: True, 16-bits training: False")
     out.append(f"{clk.hf()} - INFO - __main__ - torch 2.3.1+cu121, transformers 4.42.4, deepspeed 0.14.4, GPUs: 2 x NVIDIA H200")
     a = dict(HF_DEFAULT_ARGS)
-    a.update({"_n_gpu": 1, "bf16": True, "deepspeed": "ds/zero1.json", "gradient_accumulation_steps": 4, "gradient_checkpointing": True,
+    a.update({"_n_gpu": 1, "bf16": True, "deepspeed": "ds/zero2.json", "gradient_accumulation_steps": 4, "gradient_checkpointing": True,
               "learning_rate": 1e-05, "num_train_epochs": 1.0, "output_dir": "out/llama3-8b-sft-v7", "per_device_train_batch_size": 4,
               "report_to": [], "optim": "adamw_torch", "eval_strategy": "no"})
     a.pop("evaluation_strategy")
@@ -1323,7 +1323,7 @@ def fa_hf_zero1_h200() -> Case:
     out.append("Loading checkpoint shards: 100%|██████████| 4/4 [00:03<00:00,  1.06it/s]")
     out.append("Loading checkpoint shards: 100%|██████████| 4/4 [00:03<00:00,  1.02it/s]")
     out.append(f"[INFO|modeling_utils.py:4364] {clk.ds(4, 5)} >> All model checkpoint weights were used when initializing LlamaForCausalLM.")
-    out.append(f"Map (num_proc=16): 100%|██████████| 49152/49152 [00:09<00:00, 5321.77 examples/s]")
+    out.append("Map (num_proc=16): 100%|██████████| 49152/49152 [00:09<00:00, 5321.77 examples/s]")
     clk.tick(10, 12)
     out.append(f"[WARNING|logging.py:328] {clk.ds()} >> `use_cache=True` is incompatible with gradient checkpointing. Setting `use_cache=False`.")
     out.append(f"[{clk.ds(1, 2)}] [INFO] [logging.py:96:log_dist] [Rank 0] DeepSpeed info: version=0.14.4, git-hash=unknown, git-branch=unknown")
@@ -1331,7 +1331,7 @@ def fa_hf_zero1_h200() -> Case:
     out.append(f"[{clk.ds(1, 2)}] [INFO] [logging.py:96:log_dist] [Rank 0] DeepSpeed Flops Profiler Enabled: False")
     for secs in (27.53381, 0.10911):
         out.append(ds_fused_adam_jit(site, "/root/.cache/torch_extensions/py311_cu121", build=secs > 1, arch="90", secs=secs).rstrip("\n").replace("/usr/include/python3.10", "/usr/include/python3.11"))
-    out.append(ds_zero12_init(clk, "0.14.4", 1, "torch.bfloat16", 2, 4015130624, (30.92, 60.84), [0, 1], sched="WarmupDecayLR", lr_line="lr=[0.0], mom=[[0.9, 0.999]]", stage_line=(149, 551, 1955)).rstrip("\n"))
+    out.append(ds_zero12_init(clk, "0.14.4", 2, "torch.bfloat16", 2, 4015130624, (30.92, 60.84), [0, 1], sched="WarmupDecayLR", lr_line="lr=[0.0], mom=[[0.9, 0.999]]", stage_line=(149, 551, 1955)).rstrip("\n"))
     L = lambda n, m: out.append(f"[INFO|trainer.py:{n}] {clk.ds(0, 0.002)} >> {m}")  # noqa: E731
     L(2128, "***** Running training *****")
     L(2129, "  Num examples = 49,152")
@@ -1364,13 +1364,13 @@ def fa_hf_zero1_h200() -> Case:
     argv = ", ".join(repr(x) for x in ["/usr/bin/python", "-u", args[0], "--local_rank=1", *args[1:]])
     out.append(f"[{clk.ds()}] [ERROR] [launch.py:325:sigkill_handler] [{argv}] exits with return code = 1")
     return Case(
-        case_id="deepspeed-fusedadam-illegal-memory-access-hf-zero1-h200-03",
+        case_id="deepspeed-fusedadam-illegal-memory-access-hf-zero2-h200-03",
         label="deepspeed-fusedadam-illegal-memory-access",
         difficulty="medium",
-        description="HF Trainer with DeepSpeed ZeRO-1 on 2x H200, Llama-3-8B (partition 4,015,130,624 elements); the first optimizer step faults in FusedAdam but the error is reported at the Trainer's isnan check of the next micro-batch.",
-        initiating_rank=0,
+        description="HF Trainer with DeepSpeed ZeRO-2 on 2x H200, Llama-3-8B (partition 4,015,130,624 elements); the first optimizer step faults in FusedAdam but the error is reported at the Trainer's isnan check of the next micro-batch.",
+        initiating_rank=[0, 1],
         facts={"gpu_model": "H200", "torch_version": "2.3.1", "deepspeed_version": "0.14.4", "transformers_version": "4.42.4",
-               "launcher": "deepspeed", "world_size": "2", "zero_stage": "1", "optimizer": "FusedAdam"},
+               "launcher": "deepspeed", "world_size": "2", "zero_stage": "2", "optimizer": "FusedAdam"},
         must_mention=["FusedAdam", "overflow"],
         files={"train.log": "\n".join(out)},
     )
@@ -1532,7 +1532,7 @@ def fa_zero3_subgroup_h100() -> Case:
     for _ in (2, 1, 3):
         out.append(tbn.rstrip("\n"))
     clk.tick(1, 2)
-    for i, pid in enumerate((7741, 7742, 7743, 7744)):
+    for pid in (7741, 7742, 7743, 7744):
         out.append(f"[{clk.ds(0.1, 0.4)}] [INFO] [launch.py:319:sigkill_handler] Killing subprocess {pid}")
     argv = ", ".join(repr(x) for x in ["/usr/bin/python3", "-u", args[0], "--local_rank=3", *args[1:]])
     out.append(f"[{clk.ds()}] [ERROR] [launch.py:325:sigkill_handler] [{argv}] exits with return code = 1")
@@ -1541,7 +1541,7 @@ def fa_zero3_subgroup_h100() -> Case:
         label="deepspeed-fusedadam-illegal-memory-access",
         difficulty="hard",
         description="13B continued pre-training with ZeRO-3 on 4x H100 and sub_group_size raised to 5e9 (one 3.25e9-element sub-group per rank); rank 0 shows the FusedAdam fault, ranks 1-3 end with DistBackendError ncclUnhandledCudaError in the next all-gather, and the op was JIT-built for sm_90.",
-        initiating_rank=0,
+        initiating_rank=[0, 1, 2, 3],
         facts={"gpu_model": "H100 80GB HBM3", "torch_version": "2.4.1", "deepspeed_version": "0.15.1", "nccl_version": "2.20.5",
                "launcher": "deepspeed", "world_size": "4", "zero_stage": "3", "optimizer": "FusedAdam"},
         must_mention=["sub_group_size", "FusedAdam"],
@@ -1590,7 +1590,7 @@ def dsa_gpt2_pad_token() -> Case:
     ]
     out += assert_lines(rng, "../aten/src/ATen/native/cuda/Indexing.cu", 1290, "indexSelectLargeIndex", "srcIndex < srcSelectDimSize", 40, 768)
     out.append("epoch 1:   0%|          | 0/2303 [00:01<?, ?it/s]")
-    out.append(block(f"""
+    out.append(block("""
         Traceback (most recent call last):
           File "/home/dev/chatft/finetune_gpt2_chat.py", line 174, in <module>
             main()
@@ -1629,7 +1629,7 @@ def dsa_labels_nll_t4() -> Case:
     for i, b in enumerate((10, 20, 30, 40, 50, 60)):
         out.append(f"  batch {b:>3}/125  loss {2.35 - 0.09 * i + rng.uniform(-0.05, 0.05):.4f}  acc {0.11 + 0.05 * i:.3f}")
     out += assert_lines(rng, "../aten/src/ATen/native/cuda/Loss.cu", 242, "nll_loss_forward_reduce_cuda_kernel_2d", "t >= 0 && t < n_classes", 7, 1, threads=64, fixed_block=True)
-    out.append(block(f"""
+    out.append(block("""
         Traceback (most recent call last):
           File "train_food.py", line 118, in <module>
             train_one_epoch(model, train_dl, opt, crit, epoch)
@@ -1661,7 +1661,7 @@ def dsa_roberta_positions_cublas() -> Case:
     a.update({"fp16": True, "learning_rate": 3e-05, "output_dir": "out/tickets-roberta", "per_device_train_batch_size": 16, "logging_steps": 50})
     out.append(f"{clk.hf()} - INFO - __main__ - Training/evaluation parameters " + hf_args_dump(a).rstrip("\n"))
     out.append(f"{clk.hf()} - INFO - __main__ - torch 2.1.0+cu121 transformers 4.35.2 GPU NVIDIA A100-SXM4-40GB")
-    out.append(f"Using custom data configuration default-7c1f9a2b1e0d4c55")
+    out.append("Using custom data configuration default-7c1f9a2b1e0d4c55")
     out.append(f"{clk.hf()} - INFO - datasets.builder - Generating dataset csv (/root/.cache/huggingface/datasets/csv/default-7c1f9a2b1e0d4c55/0.0.0/eea64c71ca8b46dd3f537ed218fc9bf495d5707789152eb2764f5c78fa66d59d)")
     out.append("Generating train split: 41236 examples [00:00, 187311.22 examples/s]")
     out.append("Generating validation split: 2170 examples [00:00, 162230.51 examples/s]")
@@ -1786,15 +1786,15 @@ def dsa_nli_minus_one_8rank() -> Case:
     ]
     for r in range(8):
         out.append(f"[default{r}]:[{clk.ds(0.5, 1)}] rank {r}: torch 2.1.2+cu121 device cuda:{r} (NVIDIA A100-SXM4-80GB)")
-    out.append(f"[default0]:NCCL version 2.18.1+cuda12.1")
+    out.append("[default0]:NCCL version 2.18.1+cuda12.1")
     out.append(f"[default0]:[{clk.ds(5, 8)}] loading snli (train 550152, validation 10000, test 10000)")
     out.append(f"[default0]:[{clk.ds(1, 2)}] label distribution (train): {{0: 183416, 1: 182764, 2: 183187, -1: 785}}")
     out.append(f"[default0]:[{clk.ds()}] num_labels=3 (entailment, neutral, contradiction); loss=CrossEntropyLoss()")
     for r in range(8):
         out.append(f"[default{r}]:{site}/transformers/convert_slow_tokenizer.py:473: UserWarning: The sentencepiece tokenizer that you are converting to a fast tokenizer uses the byte fallback option which is not implemented in the fast tokenizers. In practice this means that the tokenizer can produce unknown tokens whereas the sentencepiece model would not have produced any.")
         out.append(f"[default{r}]:  warnings.warn(")
-    out.append(f"[default0]:Some weights of DebertaV2ForSequenceClassification were not initialized from the model checkpoint at microsoft/deberta-v3-large and are newly initialized: ['classifier.bias', 'classifier.weight', 'pooler.dense.bias', 'pooler.dense.weight']")
-    out.append(f"[default0]:You should probably TRAIN this model on a down-stream task to be able to use it for predictions and inference.")
+    out.append("[default0]:Some weights of DebertaV2ForSequenceClassification were not initialized from the model checkpoint at microsoft/deberta-v3-large and are newly initialized: ['classifier.bias', 'classifier.weight', 'pooler.dense.bias', 'pooler.dense.weight']")
+    out.append("[default0]:You should probably TRAIN this model on a down-stream task to be able to use it for predictions and inference.")
     out.append(f"[default0]:[{clk.ds(20, 30)}] 2149 steps/epoch (global batch 256), eval every 500 steps")
     loss = 1.1
     for step in range(50, 801, 50):
@@ -1805,7 +1805,7 @@ def dsa_nli_minus_one_8rank() -> Case:
     clk.tick(6, 7)
     asserts = assert_lines(rng, "../aten/src/ATen/native/cuda/Loss.cu", 250, "nll_loss_forward_reduce_cuda_kernel_2d", "t >= 0 && t < n_classes", 1, 1, threads=32, fixed_block=True)
     out += [f"[default5]:{a}" for a in asserts]
-    tb = block(f"""
+    tb = block("""
         Traceback (most recent call last):
           File "/workspace/nli/train_nli.py", line 203, in <module>
             main()
@@ -1813,7 +1813,7 @@ def dsa_nli_minus_one_8rank() -> Case:
             running += loss.detach().float().item()
         """) + cuda_error("device-side assert triggered", "2.1.2")
     out.append(prefix(tb, "[default5]:").rstrip("\n"))
-    t = clk.tick(0.5, 1)
+    clk.tick(0.5, 1)
     wd = "[Rank 5] NCCL watchdog thread terminated with exception: CUDA error: device-side assert triggered"
     out.append(f"[default5]:[E ProcessGroupNCCL.cpp:916] {wd}")
     out.append("[default5]:CUDA kernel errors might be asynchronously reported at some other API call, so the stacktrace below might be incorrect.")
@@ -1828,7 +1828,7 @@ def dsa_nli_minus_one_8rank() -> Case:
     clk.tick(3, 4)
     for r in (0, 1, 2, 3, 4, 6, 7):
         out.append(f"WARNING:torch.distributed.elastic.multiprocessing.api:Sending process {51200 + r} closing signal SIGTERM")
-    out.append(f"ERROR:torch.distributed.elastic.multiprocessing.api:failed (exitcode: -6) local_rank: 5 (pid: 51205) of binary: /usr/bin/python")
+    out.append("ERROR:torch.distributed.elastic.multiprocessing.api:failed (exitcode: -6) local_rank: 5 (pid: 51205) of binary: /usr/bin/python")
     fails = [(r, r, -15, 51200 + r, "SIGTERM") for r in (0, 1, 2, 3, 4, 6, 7)]
     out.append(child_failed("train_nli.py", clk.t, "nli-train-0", fails, (5, 5, -6, 51205, "SIGABRT"), site, torchrun_bin="/usr/local/bin/torchrun",
                             api=(134, 264, 346), run_line=(806, 797)).rstrip("\n"))
@@ -1864,7 +1864,6 @@ CU124_ARCHS = "sm_50 sm_60 sm_70 sm_75 sm_80 sm_86 sm_90"
 
 
 def nki_rtx5090_wheel() -> Case:
-    rng = random.Random(401)
     site = "/home/dev/.venvs/llm/lib/python3.12/site-packages"
     when = datetime(2025, 3, 2, 20, 14, 55)
     out = ["$ nvidia-smi"]
@@ -2085,7 +2084,7 @@ def nki_b200_torchrun() -> Case:
         label="cuda-no-kernel-image",
         difficulty="medium",
         description="8x B200 (sm_100) smoke test with torch 2.5.1+cu124; every rank prints the sm_100 compatibility warning and fails at its first kernel (torch.arange) after DDP setup; the log ends with torchrun's ChildFailedError.",
-        initiating_rank=0,
+        initiating_rank=list(range(8)),
         facts={"gpu_model": "B200", "driver_version": "570.86.15", "torch_version": "2.5.1", "cuda_version": "12.4", "gpu_arch": "sm_100",
                "launcher": "torchrun", "world_size": "8", "exit_code": "1"},
         must_mention=["sm_100", "cu128"],
@@ -2101,7 +2100,7 @@ def nki_cpu_fallback_oom() -> Case:
     out = [
         "$ docker run --rm --gpus all --env-file prod.env -p 8080:8080 registry.internal/llm-serve:1.4.2",
         f"[entrypoint] MODEL_URI=s3://acme-ml-models/mistral-7b-instruct-v0.3/ AWS_DEFAULT_REGION=eu-west-1 AWS_ACCESS_KEY_ID={key_id} AWS_SECRET_ACCESS_KEY={secret} DEVICE=auto DTYPE=float16 MAX_BATCH=8",
-        f"[entrypoint] container memory limit: none; host RAM 31.1 GiB; swap 0",
+        "[entrypoint] container memory limit: none; host RAM 31.1 GiB; swap 0",
         f"{clk.ds()} INFO serve: torch 2.5.1+cu124, transformers 4.46.3, accelerate 1.1.1",
         f"{clk.ds()} INFO serve: cuda available: True, device 0: NVIDIA GeForce RTX 5090 (31.36 GiB)",
         sm_warning(site, 235, "GeForce RTX 5090", "sm_120", CU124_ARCHS).rstrip("\n"),
@@ -2147,7 +2146,6 @@ def too_old_msg(found: int) -> str:
 
 
 def dto_470_cu121() -> Case:
-    rng = random.Random(501)
     site = "/opt/conda/lib/python3.10/site-packages"
     when = datetime(2024, 2, 6, 13, 22, 40)
     out = ["jupyter@a100-ner-vm:~/bert_ner$ nvidia-smi"]
@@ -2191,7 +2189,7 @@ def dto_470_cu121() -> Case:
         difficulty="easy",
         description="Cloud VM with an A100 and driver 470.199.02 (CUDA 11.4) running torch 2.1.2 (cu121 wheel); model.to('cuda') fails in _lazy_init with 'driver too old (found version 11040)'.",
         initiating_rank=None,
-        facts={"gpu_model": "A100-SXM4-40GB", "driver_version": "470.199.02", "torch_version": "2.1.2", "launcher": "python"},
+        facts={"driver_version": "470.199.02", "torch_version": "2.1.2", "launcher": "python"},
         must_mention=["driver"],
         files={"train.log": "\n".join(out)},
     )
@@ -2204,7 +2202,7 @@ def dto_slurm_515_nvcc() -> Case:
     site = f"/home/{user}/envs/seg/lib/python3.10/site-packages"
     when = clk.t
     out = [
-        f"Job 2290418 'seg-ddp' on gpu-v100-12 (4 x V100) for {user}, started {when.strftime('%Y-%m-%dT%H:%M:%S')}",
+        f"Job 2290418 'seg-ddp' on gpu-v100-12 (4 x V100), started {when.strftime('%Y-%m-%dT%H:%M:%S')}",
         f"SLURM_JOB_USER={user} SLURM_JOB_ID=2290418 SLURM_GPUS_ON_NODE=4 CUDA_VISIBLE_DEVICES=0,1,2,3",
         "+ module load cuda/12.4 gcc/11.2",
         "+ nvcc --version",
@@ -2240,14 +2238,14 @@ def dto_slurm_515_nvcc() -> Case:
     out.append(f"{clk.glog('E', nanos=True)} 70144 torch/distributed/elastic/multiprocessing/api.py:833] failed (exitcode: 1) local_rank: 0 (pid: 70211) of binary: /home/{user}/envs/seg/bin/python")
     out.append(child_failed(f"/home/{user}/proj/seg/train_ddp.py", t, "gpu-v100-12", [(r, r, 1, 70211 + r, None) for r in (1, 2, 3)], (0, 0, 1, 70211, None), site,
                             torchrun_bin=f"/home/{user}/envs/seg/bin/torchrun", api=(133, 264, 348), run_line=(901, 892)).rstrip("\n"))
-    out.append(f"srun: error: gpu-v100-12: task 0: Exited with exit code 1")
+    out.append("srun: error: gpu-v100-12: task 0: Exited with exit code 1")
     return Case(
         case_id="cuda-driver-too-old-slurm-515-nvcc-02",
         label="cuda-driver-too-old",
         difficulty="medium",
         description="Slurm job on a V100 node with driver 515.105.01 (max CUDA 11.7) running torch 2.4.1+cu124 under torchrun; the job script loads the CUDA 12.4 toolkit (nvcc 12.4, a red herring) and every rank fails at set_device with 'found version 11070'.",
-        initiating_rank=0,
-        facts={"gpu_model": "Tesla V100-SXM2-32GB", "driver_version": "515.105.01", "torch_version": "2.4.1", "cuda_version": "12.4",
+        initiating_rank=[0, 1, 2, 3],
+        facts={"driver_version": "515.105.01", "torch_version": "2.4.1", "cuda_version": "12.4",
                "launcher": "torchrun", "world_size": "4", "exit_code": "1"},
         must_mention=["driver", "nvcc"],
         secrets=[user],
@@ -2287,7 +2285,7 @@ def dto_hf_fp16_cpu_fallback() -> Case:
         difficulty="hard",
         description="Whisper fine-tune with the HF Trainer on a V100 with driver 510.47.03 (CUDA 11.6) and torch 2.1.0+cu121; CUDA init only warns, the Trainer sees no CUDA device and the visible error is the --fp16 'can only be used on CUDA' ValueError.",
         initiating_rank=None,
-        facts={"gpu_model": "Tesla V100-SXM2-32GB", "driver_version": "510.47.03", "torch_version": "2.1.0", "cuda_version": "12.1",
+        facts={"driver_version": "510.47.03", "torch_version": "2.1.0", "cuda_version": "12.1",
                "transformers_version": "4.36.2", "launcher": "python", "precision": "fp16"},
         must_mention=["driver"],
         files={"train.log": "\n".join(out)},
@@ -2342,7 +2340,7 @@ def cna_slurm_no_gres() -> Case:
         label="cuda-not-available",
         difficulty="medium",
         description="Slurm job submitted without --gres/--gpus on a GPU node with device constraints: nvidia-smi finds no devices inside the step and all 4 srun tasks fail at torch.cuda.set_device with 'No CUDA GPUs are available'.",
-        initiating_rank=0,
+        initiating_rank=[0, 1, 2, 3],
         facts={"launcher": "srun", "world_size": "4", "torch_version": "2.0.1", "cuda_version": "11.8", "exit_code": "1"},
         must_mention=["gres"],
         secrets=[user],
@@ -2393,3 +2391,1149 @@ def cna_hidden_gpu_ordinal() -> Case:
         must_mention=["CUDA_VISIBLE_DEVICES", "nproc_per_node"],
         files={"train.log": "\n".join(out)},
     )
+
+
+# ==================================================================================================
+# cuda-reinit-forked-subprocess
+
+FORK_MSG = "Cannot re-initialize CUDA in forked subprocess. To use CUDA with multiprocessing, you must use the 'spawn' start method"
+
+
+def reinit_dataloader_worker() -> Case:
+    rng = random.Random(701)
+    clk = Clock(datetime(2024, 2, 19, 18, 25, 40), rng)
+    site = "/home/ubuntu/.venv/lib/python3.10/site-packages"
+    out = [
+        "ubuntu@ip-172-31-22-187:~/speech$ python train.py --config configs/conformer_s.yaml",
+        f"{clk.ds()} INFO train: torch 2.1.2+cu121 torchaudio 2.1.2+cu121 device=cuda:0 (NVIDIA A10G)",
+        f"{clk.ds()} INFO train: features: 80-dim log-mel computed on cuda (cfg.features.device=cuda) for speed",
+        f"{clk.ds(0.5, 1)} INFO train: manifest data/librispeech/train-clean-360.tsv: 104014 utterances, 363.6 h",
+        f"{clk.ds(1, 2)} INFO train: model conformer_s: 10.3M params, moved to cuda:0",
+        f"{clk.ds()} INFO train: DataLoader(batch_size=32, num_workers=6, pin_memory=True, bucket_by_length=True)",
+        f"{clk.ds()} INFO train: epoch 1/50",
+    ]
+    out.append(block(f"""
+        Traceback (most recent call last):
+          File "/home/ubuntu/speech/train.py", line 142, in <module>
+            train(cfg)
+          File "/home/ubuntu/speech/train.py", line 101, in train
+            for step, (feats, feat_lens, tokens, token_lens) in enumerate(loader):
+          File "{site}/torch/utils/data/dataloader.py", line 630, in __next__
+            data = self._next_data()
+          File "{site}/torch/utils/data/dataloader.py", line 1345, in _next_data
+            return self._process_data(data)
+          File "{site}/torch/utils/data/dataloader.py", line 1371, in _process_data
+            data.reraise()
+          File "{site}/torch/_utils.py", line 694, in reraise
+            raise exception
+        RuntimeError: Caught RuntimeError in DataLoader worker process 0.
+        Original Traceback (most recent call last):
+          File "{site}/torch/utils/data/_utils/worker.py", line 308, in _worker_loop
+            data = fetcher.fetch(index)
+          File "{site}/torch/utils/data/_utils/fetch.py", line 51, in fetch
+            data = [self.dataset[idx] for idx in possibly_batched_index]
+          File "{site}/torch/utils/data/_utils/fetch.py", line 51, in <listcomp>
+            data = [self.dataset[idx] for idx in possibly_batched_index]
+          File "/home/ubuntu/speech/data.py", line 57, in __getitem__
+            wav = torch.from_numpy(audio).to(self.device)
+          File "{site}/torch/cuda/__init__.py", line 284, in _lazy_init
+            raise RuntimeError(
+        RuntimeError: {FORK_MSG}
+
+        """).rstrip("\n"))
+    return Case(
+        case_id="cuda-reinit-forked-subprocess-dataloader-01",
+        label="cuda-reinit-forked-subprocess",
+        difficulty="easy",
+        description="Speech training on an A10G where the Dataset moves audio to cuda for GPU feature extraction; with num_workers=6 the first forked worker fails with 'Cannot re-initialize CUDA in forked subprocess'.",
+        initiating_rank=None,
+        facts={"gpu_model": "A10G", "torch_version": "2.1.2", "cuda_version": "12.1", "launcher": "python"},
+        must_mention=["fork", "num_workers"],
+        files={"train.log": "\n".join(out)},
+    )
+
+
+def reinit_cupy_pool() -> Case:
+    rng = random.Random(702)
+    clk = Clock(datetime(2024, 6, 11, 3, 2, 17), rng)
+    site = "/srv/vidindex/.venv/lib/python3.10/site-packages"
+    pw = rand_token(rng, ALNUM, 18)
+    out = [
+        "$ python extract.py --manifest s3://media-archive/manifests/2024-06-10.csv --workers 8",
+        f"{clk.ds()} [INFO] vidindex: config: model=openai/clip-vit-large-patch14 fps=1 size=224 batch=256 workers=8 cache=redis://:{pw}@redis-cache.internal:6379/2",
+        f"{clk.ds()} [INFO] vidindex: torch 2.3.1+cu121, cupy 13.2.0, decord 0.6.0, GPU 0: NVIDIA L4 (22.0 GiB)",
+        f"{clk.ds(3, 5)} [INFO] vidindex: CLIP loaded on cuda:0 (fp16), 427.6M params",
+        f"{clk.ds(1, 2)} [INFO] vidindex: 18,244 clips in manifest, 4,112 already indexed, 14,132 to do",
+        f"{clk.ds()} [INFO] vidindex: starting multiprocessing.Pool(8) for decode+resize (cupy)",
+    ]
+    out.append(block(f"""
+        multiprocessing.pool.RemoteTraceback: 
+        \"\"\"
+        Traceback (most recent call last):
+          File "/usr/lib/python3.10/multiprocessing/pool.py", line 125, in worker
+            result = (True, func(*args, **kwds))
+          File "/srv/vidindex/extract.py", line 66, in decode_and_resize
+            frames = cp.asarray(frames_np)
+          File "{site}/cupy/_creation/from_data.py", line 88, in asarray
+            return _core.array(a, dtype, False, order, blocking=blocking)
+          File "cupy/_core/core.pyx", line 2455, in cupy._core.core.array
+          File "cupy/_core/core.pyx", line 2482, in cupy._core.core.array
+          File "cupy/_core/core.pyx", line 2624, in cupy._core.core._array_default
+          File "cupy/_core/core.pyx", line 151, in cupy._core.core._ndarray_base.__new__
+          File "cupy/_core/core.pyx", line 239, in cupy._core.core._ndarray_base._init
+          File "cupy/cuda/memory.pyx", line 738, in cupy.cuda.memory.alloc
+          File "cupy/cuda/memory.pyx", line 1424, in cupy.cuda.memory.MemoryPool.malloc
+          File "cupy/cuda/memory.pyx", line 1444, in cupy.cuda.memory.MemoryPool.malloc
+          File "cupy/cuda/device.pyx", line 40, in cupy.cuda.device.get_device_id
+          File "cupy_backends/cuda/api/runtime.pyx", line 202, in cupy_backends.cuda.api.runtime.getDevice
+          File "cupy_backends/cuda/api/runtime.pyx", line 146, in cupy_backends.cuda.api.runtime.check_status
+        cupy_backends.cuda.api.runtime.CUDARuntimeError: cudaErrorInitializationError: initialization error
+        \"\"\"
+
+        The above exception was the direct cause of the following exception:
+
+        Traceback (most recent call last):
+          File "/srv/vidindex/extract.py", line 133, in <module>
+            main()
+          File "/srv/vidindex/extract.py", line 114, in main
+            for clip_id, frames in pool.imap_unordered(decode_and_resize, jobs, chunksize=4):
+          File "/usr/lib/python3.10/multiprocessing/pool.py", line 873, in next
+            raise value
+        cupy_backends.cuda.api.runtime.CUDARuntimeError: cudaErrorInitializationError: initialization error
+        """).rstrip("\n"))
+    return Case(
+        case_id="cuda-reinit-forked-subprocess-cupy-pool-02",
+        label="cuda-reinit-forked-subprocess",
+        difficulty="medium",
+        description="Video indexing job on an L4: CLIP is loaded on cuda:0 in the parent, then a fork-based multiprocessing.Pool runs CuPy decode/resize; the children fail with cudaErrorInitializationError, with no hint about fork in the message.",
+        initiating_rank=None,
+        facts={"gpu_model": "L4", "torch_version": "2.3.1", "launcher": "python"},
+        must_mention=["fork", "spawn"],
+        secrets=[pw],
+        files={"extract.log": "\n".join(out)},
+    )
+
+
+def reinit_swallowed_collate() -> Case:
+    rng = random.Random(703)
+    clk = Clock(datetime(2024, 2, 20, 15, 58, 6), rng)
+    site = "/opt/conda/lib/python3.10/site-packages"
+    out = [
+        "$ accelerate launch --multi_gpu --num_processes 2 --mixed_precision bf16 train_video.py --config configs/videomae_k400.yaml",
+    ]
+    out.append(f"[{clk.ds()}] torch.distributed.run: [WARNING] ")
+    out.append(f"[{clk.ds(0, 0.001)}] torch.distributed.run: [WARNING] *****************************************")
+    out.append(f"[{clk.ds(0, 0.001)}] torch.distributed.run: [WARNING] Setting OMP_NUM_THREADS environment variable for each process to be 1 in default, to avoid your system being overloaded, please further tune the variable for optimal performance in your application as needed. ")
+    out.append(f"[{clk.ds(0, 0.001)}] torch.distributed.run: [WARNING] *****************************************")
+    out.append(f"{clk.hf(3, 4)} - INFO - __main__ - Distributed environment: MULTI_GPU  Backend: nccl")
+    out += ["Num processes: 2", "Process index: 0", "Local process index: 0", "Device: cuda:0", "", "Mixed precision type: bf16", ""]
+    out.append(f"{clk.hf()} - INFO - __main__ - torch 2.2.0+cu121 accelerate 0.27.2 transformers 4.38.1 decord 0.6.0")
+    out.append(f"{clk.hf()} - INFO - __main__ - GPUs: 2 x NVIDIA RTX A6000")
+    out.append(f"{clk.hf(2, 3)} - INFO - data.video_dataset - K400 train: 234,584 clips, 16 frames @ stride 4, resize on cuda (gpu_resize=True)")
+    out.append(f"{clk.hf(6, 8)} - INFO - __main__ - model VideoMAE-B fine-tune: 86.5M params; DataLoader num_workers=8 per process")
+    out.append(f"{clk.hf()} - INFO - __main__ - ***** Running training ***** epochs=30 steps/epoch=7330")
+    ids = rng.sample(range(234584), 30)
+    classes = ["abseiling", "air_drumming", "answering_questions", "applauding", "applying_cream", "archery", "arm_wrestling", "arranging_flowers", "assembling_computer", "auctioning"]
+    for i, idx in enumerate(ids):
+        r = i % 2
+        cls = classes[i % len(classes)]
+        vid = rand_token(rng, ALNUM + "-_", 11)
+        out.append(f"{clk.hf(0.001, 0.02)} - WARNING - data.video_dataset - [rank{r}] skipping clip {idx} (/data/k400/train/{cls}/{vid}_{rng.randrange(0, 300):06d}_{rng.randrange(300, 600):06d}.mp4): RuntimeError: {FORK_MSG}")
+    tb = block(f"""
+        Traceback (most recent call last):
+          File "/workspace/video/train_video.py", line 288, in <module>
+            main()
+          File "/workspace/video/train_video.py", line 231, in main
+            for step, batch in enumerate(train_loader):
+          File "{site}/accelerate/data_loader.py", line 451, in __iter__
+            current_batch = next(dataloader_iter)
+          File "{site}/torch/utils/data/dataloader.py", line 631, in __next__
+            data = self._next_data()
+          File "{site}/torch/utils/data/dataloader.py", line 1346, in _next_data
+            return self._process_data(data)
+          File "{site}/torch/utils/data/dataloader.py", line 1372, in _process_data
+            data.reraise()
+          File "{site}/torch/_utils.py", line 722, in reraise
+            raise exception
+        TypeError: Caught TypeError in DataLoader worker process 0.
+        Original Traceback (most recent call last):
+          File "{site}/torch/utils/data/_utils/worker.py", line 308, in _worker_loop
+            data = fetcher.fetch(index)
+          File "{site}/torch/utils/data/_utils/fetch.py", line 54, in fetch
+            return self.collate_fn(data)
+          File "{site}/torch/utils/data/_utils/collate.py", line 277, in default_collate
+            return collate(batch, collate_fn_map=default_collate_fn_map)
+          File "{site}/torch/utils/data/_utils/collate.py", line 155, in collate
+            raise TypeError(default_collate_err_msg_format.format(elem_type))
+        TypeError: default_collate: batch must contain tensors, numpy arrays, numbers, dicts or lists; found <class 'NoneType'>
+
+        """)
+    out.append(tb.rstrip("\n"))
+    out.append(tb.replace("worker process 0", "worker process 3").rstrip("\n"))
+    clk.tick(1, 2)
+    out.append(f"[{clk.ds()}] torch.distributed.elastic.multiprocessing.api: [ERROR] failed (exitcode: 1) local_rank: 0 (pid: 40711) of binary: /opt/conda/bin/python")
+    out.append(block(f"""
+        Traceback (most recent call last):
+          File "/opt/conda/bin/accelerate", line 8, in <module>
+            sys.exit(main())
+          File "{site}/accelerate/commands/accelerate_cli.py", line 47, in main
+            args.func(args)
+          File "{site}/accelerate/commands/launch.py", line 1008, in launch_command
+            multi_gpu_launcher(args)
+          File "{site}/accelerate/commands/launch.py", line 666, in multi_gpu_launcher
+            distrib_run.run(args)
+          File "{site}/torch/distributed/run.py", line 803, in run
+            elastic_launch(
+          File "{site}/torch/distributed/launcher/api.py", line 135, in __call__
+            return launch_agent(self._config, self._entrypoint, list(args))
+          File "{site}/torch/distributed/launcher/api.py", line 268, in launch_agent
+            raise ChildFailedError(
+        torch.distributed.elastic.multiprocessing.errors.ChildFailedError: 
+        ============================================================
+        train_video.py FAILED
+        ------------------------------------------------------------
+        Failures:
+        [1]:
+          time      : 2024-02-20_15:59:14
+          host      : ws-a6000-2
+          rank      : 1 (local_rank: 1)
+          exitcode  : 1 (pid: 40712)
+          error_file: <N/A>
+          traceback : To enable traceback see: https://pytorch.org/docs/stable/elastic/errors.html
+        ------------------------------------------------------------
+        Root Cause (first observed failure):
+        [0]:
+          time      : 2024-02-20_15:59:14
+          host      : ws-a6000-2
+          rank      : 0 (local_rank: 0)
+          exitcode  : 1 (pid: 40711)
+          error_file: <N/A>
+          traceback : To enable traceback see: https://pytorch.org/docs/stable/elastic/errors.html
+        ============================================================
+        """).rstrip("\n"))
+    return Case(
+        case_id="cuda-reinit-forked-subprocess-swallowed-collate-03",
+        label="cuda-reinit-forked-subprocess",
+        difficulty="hard",
+        description="accelerate multi-GPU video fine-tune whose dataset resizes clips on cuda inside forked DataLoader workers; it catches the fork error, logs 'skipping clip', returns None, and the visible failure is default_collate's NoneType TypeError plus a ChildFailedError.",
+        initiating_rank=[0, 1],
+        facts={"gpu_model": "RTX A6000", "torch_version": "2.2.0", "accelerate_version": "0.27.2", "launcher": "accelerate", "world_size": "2", "precision": "bf16"},
+        must_mention=["fork"],
+        files={"train.log": "\n".join(out)},
+    )
+
+
+# ==================================================================================================
+# cublas-failure
+
+
+def cublas_shared_gpu_create() -> Case:
+    site = "/home/lab/miniconda3/envs/torch113/lib/python3.9/site-packages"
+    when = datetime(2023, 4, 17, 10, 31, 5)
+    out = ["(torch113) lab@ws-3090:~/exp/tabular-tf$ nvidia-smi"]
+    out.append(nvidia_smi(when, "525.105.17", "12.0", [Gpu("NVIDIA GeForce RTX 3090", "00000000:0A:00.0", 24576, 350, mem_used_mib=23694, temp=46, power=118, persistence="Off", disp="Off", fan="30%", perf="P2", ecc="N/A")],
+                          procs=[(0, 1810, "/usr/lib/xorg/Xorg", 9), (0, 48213, "...3/envs/nlp/bin/python", 23671)]).rstrip("\n"))
+    out.append("(torch113) lab@ws-3090:~/exp/tabular-tf$ python train.py --epochs 40 --batch-size 1024 --d-model 256 --layers 6")
+    out.append("torch 1.13.1+cu117, cuda available: True, device: NVIDIA GeForce RTX 3090")
+    out.append("loaded 1,882,114 rows x 97 features (train 1,505,691 / val 376,423)")
+    out.append("FTTransformer: 4.91M params")
+    mod = f"{site}/torch/nn/modules/module.py"
+    out.append(block(f"""
+        Traceback (most recent call last):
+          File "/home/lab/exp/tabular-tf/train.py", line 203, in <module>
+            main()
+          File "/home/lab/exp/tabular-tf/train.py", line 171, in main
+            logits = model(x_num, x_cat)
+          File "{mod}", line 1194, in _call_impl
+            return forward_call(*input, **kwargs)
+          File "/home/lab/exp/tabular-tf/model.py", line 88, in forward
+            x = self.tokenizer(x_num, x_cat)
+          File "{mod}", line 1194, in _call_impl
+            return forward_call(*input, **kwargs)
+          File "/home/lab/exp/tabular-tf/model.py", line 41, in forward
+            num = self.num_proj(x_num.unsqueeze(-1)) + self.num_bias
+          File "{mod}", line 1194, in _call_impl
+            return forward_call(*input, **kwargs)
+          File "{site}/torch/nn/modules/linear.py", line 114, in forward
+            return F.linear(input, self.weight, self.bias)
+        RuntimeError: CUDA error: CUBLAS_STATUS_NOT_INITIALIZED when calling `cublasCreate(handle)`
+        """).rstrip("\n"))
+    return Case(
+        case_id="cublas-failure-create-handle-shared-gpu-01",
+        label="cublas-failure",
+        difficulty="easy",
+        description="Workstation RTX 3090 already 23.7 GB full from another user's Python process; the first Linear fails with CUBLAS_STATUS_NOT_INITIALIZED at cublasCreate(handle).",
+        initiating_rank=None,
+        facts={"gpu_model": "GeForce RTX 3090", "driver_version": "525.105.17", "torch_version": "1.13.1", "cuda_version": "11.7", "launcher": "python"},
+        must_mention=["memory", "cublasCreate"],
+        also=["cuda-oom"],
+        files={"train.log": "\n".join(out)},
+    )
+
+
+def cublas_deterministic_ci() -> Case:
+    rng = random.Random(802)
+    tok = fake_ghp(rng)
+    site = "/builds/ml/recsys/.venv/lib/python3.10/site-packages"
+    pipdir = "/tmp/pip-install-" + rand_token(rng, "abcdefghijklmnopqrstuvwxyz0123456789_", 8)
+    out = [
+        "Running with gitlab-runner 16.1.0 (b72e108d)",
+        "  on gpu-runner-a10g-2 zK3vJx9q, system ID: s_6a1f0c2d44e1",
+        "Preparing the \"docker\" executor",
+        "Using docker image sha256:1f9a0e... for nvcr.io/nvidia/cuda:11.8.0-cudnn8-runtime-ubuntu22.04 ...",
+        "Executing \"step_script\" stage of the job script",
+        "$ python -m venv .venv && . .venv/bin/activate",
+        "$ pip install -q torch==2.0.1 --index-url https://download.pytorch.org/whl/cu118 && pip install -q -r requirements.txt",
+        f"Collecting mlutils@ git+https://{tok}@github.com/acme-ml/mlutils.git@v0.7.1 (from -r requirements.txt (line 6))",
+        f"  Cloning https://{tok}@github.com/acme-ml/mlutils.git (to revision v0.7.1) to {pipdir}/mlutils_3c6e1f0a2b",
+        f"  Running command git clone --filter=blob:none --quiet 'https://{tok}@github.com/acme-ml/mlutils.git' {pipdir}/mlutils_3c6e1f0a2b",
+        "  Resolved https://github.com/acme-ml/mlutils.git to commit 5e2b9d1c7a0f3e8b6d4c2a1f9e8d7c6b5a4f3e2d",
+        "$ nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv",
+        "name, driver_version, memory.total [MiB]",
+        "NVIDIA A10G, 535.54.03, 23028 MiB",
+        "$ python -m pytest -q tests/test_repro.py -k two_tower --maxfail=1",
+        "============================= test session starts ==============================",
+        "platform linux -- Python 3.10.12, pytest-7.4.0, pluggy-1.2.0",
+        "rootdir: /builds/ml/recsys",
+        "configfile: pyproject.toml",
+        "collected 6 items / 5 deselected / 1 selected",
+        "",
+        "tests/test_repro.py F                                                    [100%]",
+        "",
+        "=================================== FAILURES ===================================",
+        "________________________ test_two_tower_bitwise_repro _________________________",
+        "",
+        "    def test_two_tower_bitwise_repro():",
+        "        torch.manual_seed(0)",
+        "        torch.use_deterministic_algorithms(True)",
+        "        model = TwoTower(n_users=10_000, n_items=50_000, dim=64).cuda()",
+        "        batch = make_batch(batch_size=512, device=\"cuda\")",
+        ">       a = model(**batch)",
+        "",
+        "tests/test_repro.py:27: ",
+        "_ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ ",
+        f"{site}/torch/nn/modules/module.py:1501: in _call_impl",
+        "    return forward_call(*args, **kwargs)",
+        "recsys/models/two_tower.py:58: in forward",
+        "    u = self.user_mlp(self.user_emb(user_ids))",
+        f"{site}/torch/nn/modules/module.py:1501: in _call_impl",
+        "    return forward_call(*args, **kwargs)",
+        f"{site}/torch/nn/modules/container.py:217: in forward",
+        "    input = module(input)",
+        f"{site}/torch/nn/modules/module.py:1501: in _call_impl",
+        "    return forward_call(*args, **kwargs)",
+        "_ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ ",
+        "",
+        "self = Linear(in_features=64, out_features=256, bias=True)",
+        "input = tensor([[ 0.4521, -1.2203,  0.0917,  ...,  0.7730, -0.3312,  1.0451],",
+        "        [-0.8816,  0.1204,  0.5527,  ..., -0.0203,  0.9961, -1.4422],",
+        "        ...,",
+        "        [ 0.2210, -0.6617,  1.3302,  ...,  0.4075, -0.1158,  0.0264]],",
+        "       device='cuda:0', grad_fn=<EmbeddingBackward0>)",
+        "",
+        "    def forward(self, input: Tensor) -> Tensor:",
+        ">       return F.linear(input, self.weight, self.bias)",
+        "E       RuntimeError: Deterministic behavior was enabled with either `torch.use_deterministic_algorithms(True)` or `at::Context::setDeterministicAlgorithms(true)`, but this operation is not deterministic because it uses CuBLAS and you have CUDA >= 10.2. To enable deterministic behavior in this case, you must set an environment variable before running your PyTorch application: CUBLAS_WORKSPACE_CONFIG=:4096:8 or CUBLAS_WORKSPACE_CONFIG=:16:8. For more information, go to https://docs.nvidia.com/cuda/cublas/index.html#results-reproducibility",
+        "",
+        f"{site}/torch/nn/modules/linear.py:114: RuntimeError",
+        "=========================== short test summary info ============================",
+        "FAILED tests/test_repro.py::test_two_tower_bitwise_repro - RuntimeError: Deterministic behavior was enabled with either `torch.use_deterministic_algorithms(True)` or `at::Context::setDeterministicAlgorithms(true)`, but this operation is not deterministic because it uses CuBLAS and you have CUDA >= 10.2. To enable deterministic behavior in this case, you must set an environment variable before running your PyTorch application: CUBLAS_WORKSPACE_CONFIG=:4096:8 or CUBLAS_WORKSPACE_CONFIG=:16:8. For more information, go to https://docs.nvidia.com/cuda/cublas/index.html#results-reproducibility",
+        "!!!!!!!!!!!!!!!!!!!!!!!!!! stopping after 1 failures !!!!!!!!!!!!!!!!!!!!!!!!!!!",
+        "======================= 1 failed, 5 deselected in 6.41s ========================",
+        "Cleaning up project directory and file based variables",
+        "ERROR: Job failed: exit code 1",
+    ]
+    return Case(
+        case_id="cublas-failure-deterministic-workspace-02",
+        label="cublas-failure",
+        difficulty="easy",
+        description="GitLab CI reproducibility test on an A10G with torch.use_deterministic_algorithms(True) but no CUBLAS_WORKSPACE_CONFIG; the first Linear raises the CuBLAS determinism error; the pip step leaks a GitHub token in a git URL.",
+        initiating_rank=None,
+        facts={"gpu_model": "A10G", "driver_version": "535.54.03", "torch_version": "2.0.1", "python_version": "3.10.12", "exit_code": "1"},
+        must_mention=["CUBLAS_WORKSPACE_CONFIG"],
+        secrets=[tok],
+        files={"job.log": "\n".join(out)},
+    )
+
+
+def cublas_dpo_first_backward() -> Case:
+    rng = random.Random(803)
+    clk = Clock(datetime(2023, 12, 12, 19, 44, 9), rng)
+    site = "/usr/local/lib/python3.10/dist-packages"
+    out = [
+        "+ python dpo.py --policy /models/zephyr-7b-sft --ref /models/zephyr-7b-sft --data data/ultrafeedback_binarized --bf16 --per_device_train_batch_size 1 --gradient_accumulation_steps 16 --max_length 1024 --max_prompt_length 512 --output_dir out/zephyr-dpo",
+        f"{clk.hf()} - INFO - __main__ - torch 2.1.1+cu121 transformers 4.35.2 trl 0.7.4 peft None; device NVIDIA A100-SXM4-40GB (39.39 GiB)",
+        "Loading checkpoint shards: 100%|██████████| 8/8 [00:12<00:00,  1.58s/it]",
+        "Loading checkpoint shards: 100%|██████████| 8/8 [00:12<00:00,  1.55s/it]",
+        f"{clk.hf(26, 28)} - INFO - __main__ - policy + reference on cuda:0 (bf16), gradient_checkpointing=True",
+        f"{clk.hf()} - INFO - __main__ - cuda memory after model load: allocated 27.01 GiB, reserved 27.10 GiB, total 39.39 GiB",
+        f"{site}/trl/trainer/dpo_trainer.py:294: UserWarning: When using DPODataCollatorWithPadding, you should set `remove_unused_columns=False` in your TrainingArguments we have set it for you, but you should do it yourself in the future.",
+        "  warnings.warn(",
+        "Map: 100%|██████████| 61135/61135 [01:31<00:00, 668.12 examples/s]",
+        "Map: 100%|██████████| 2000/2000 [00:03<00:00, 651.70 examples/s]",
+    ]
+    clk.tick(95, 100)
+    for n, m in [(1723, "***** Running training *****"), (1724, "  Num examples = 61,135"), (1725, "  Num Epochs = 1"), (1726, "  Instantaneous batch size per device = 1"),
+                 (1729, "  Total train batch size (w. parallel, distributed & accumulation) = 16"), (1730, "  Gradient Accumulation steps = 16"),
+                 (1731, "  Total optimization steps = 3,820"), (1732, "  Number of trainable parameters = 7,241,732,096")]:
+        out.append(f"[INFO|trainer.py:{n}] {clk.ds(0, 0.002)} >> {m}")
+    out.append("  0%|          | 0/3820 [00:00<?, ?it/s]Could not estimate the number of tokens of the input, floating-point operations will not be computed")
+    out.append(f"{clk.hf(2, 3)} - INFO - __main__ - step 0 forward done: policy+ref logps computed, cuda allocated 38.42 GiB, reserved 38.96 GiB")
+    out.append(block(f"""
+        Traceback (most recent call last):
+          File "/workspace/align/dpo.py", line 214, in <module>
+            main()
+          File "/workspace/align/dpo.py", line 205, in main
+            trainer.train()
+          File "{site}/transformers/trainer.py", line 1555, in train
+            return inner_training_loop(
+          File "{site}/transformers/trainer.py", line 1860, in _inner_training_loop
+            tr_loss_step = self.training_step(model, inputs)
+          File "{site}/transformers/trainer.py", line 2734, in training_step
+            self.accelerator.backward(loss)
+          File "{site}/accelerate/accelerator.py", line 1989, in backward
+            loss.backward(**kwargs)
+          File "{site}/torch/_tensor.py", line 492, in backward
+            torch.autograd.backward(
+          File "{site}/torch/autograd/__init__.py", line 251, in backward
+            Variable._execution_engine.run_backward(  # Calls into the C++ engine to run the backward pass
+          File "{site}/torch/autograd/function.py", line 288, in apply
+            return user_fn(self, *args)
+          File "{site}/torch/utils/checkpoint.py", line 288, in backward
+            torch.autograd.backward(outputs_with_grad, args_with_grad)
+          File "{site}/torch/autograd/__init__.py", line 251, in backward
+            Variable._execution_engine.run_backward(  # Calls into the C++ engine to run the backward pass
+        RuntimeError: CUDA error: CUBLAS_STATUS_ALLOC_FAILED when calling `cublasCreate(handle)`
+        """).rstrip("\n"))
+    out.append("  0%|          | 0/3820 [00:06<?, ?it/s]")
+    return Case(
+        case_id="cublas-failure-dpo-first-backward-03",
+        label="cublas-failure",
+        difficulty="medium",
+        description="Single A100 40GB DPO run holding policy and reference 7B models; forward of step 0 completes at 38.4 of 39.4 GiB, and the first backward (autograd thread, new cuBLAS handle) fails with CUBLAS_STATUS_ALLOC_FAILED at cublasCreate.",
+        initiating_rank=None,
+        facts={"gpu_model": "A100-SXM4-40GB", "torch_version": "2.1.1", "transformers_version": "4.35.2", "launcher": "python", "precision": "bf16", "failure_step": "0"},
+        must_mention=["memory", "backward"],
+        also=["cuda-oom"],
+        files={"train.log": "\n".join(out)},
+    )
+
+
+def cublas_srun_stray_process() -> Case:
+    rng = random.Random(804)
+    clk = Clock(datetime(2024, 4, 8, 1, 12, 44), rng)
+    site = "/opt/venv/lib/python3.10/site-packages"
+    wkey = fake_wandb_key(rng)
+    out = [
+        f"job 3309174 on hgx-h100-03 started {clk.t.strftime('%Y-%m-%d %H:%M:%S')}",
+        "+ env | grep -E '^(WANDB|NCCL|MASTER|SLURM_NTASKS|SLURM_JOB_ID)'",
+        "MASTER_ADDR=hgx-h100-03",
+        "MASTER_PORT=29531",
+        "NCCL_DEBUG=WARN",
+        "SLURM_JOB_ID=3309174",
+        "SLURM_NTASKS=8",
+        f"WANDB_API_KEY={wkey}",
+        "WANDB_ENTITY=vision-research",
+        "WANDB_PROJECT=dino-vitl",
+        "+ nvidia-smi",
+    ]
+    gpus = [Gpu("NVIDIA H100 80GB HBM3", f"00000000:{b}:00.0", 81559, 700, mem_used_mib=(12587 if i == 2 else 1), temp=30 + (i % 3), power=(118 if i == 2 else 71 + i))
+            for i, b in enumerate(("18", "2A", "3A", "5D", "9A", "AB", "BA", "DB"))]
+    out.append(nvidia_smi(clk.t, "535.161.08", "12.2", gpus, procs=[(2, 2871450, "python", 12576)]).rstrip("\n"))
+    out.append("+ srun -l --kill-on-bad-exit=0 python train_dino.py --arch vit_large --batch_size_per_gpu 48 --epochs 100 --output_dir /scratch/dino_vitl_r2")
+    for r in range(8):
+        out.append(f"{r}: [{clk.ds(0.5, 1) if r == 0 else clk.ds()}] | distributed init (rank {r}): env://, gpu {r}, torch 2.2.1+cu121, nccl 2.19.3")
+    out.append(f"0: [{clk.ds(3, 5)}] Model vit_large built: 304.4M params (student + teacher on each GPU)")
+    out.append(f"0: [{clk.ds(60, 80)}] Data loaded: 1,281,167 images, 3336 iterations/epoch")
+    out.append(f"0: [{clk.ds(1, 2)}] Starting DINO training ! timeout for collectives: 0:10:00")
+    out.append("0: Epoch: [0]  [   0/3336]  eta: 18:02:31  loss: 10.8217 (10.8217)  lr: 0.000000 (0.000000)  wd: 0.040000 (0.040000)  time: 19.473281  data: 11.204811  max mem: 61240")
+    tb = block(f"""
+        Traceback (most recent call last):
+          File "/home/svc-train/dino/train_dino.py", line 472, in <module>
+            train_dino(args)
+          File "/home/svc-train/dino/train_dino.py", line 285, in train_dino
+            train_stats = train_one_epoch(student, teacher, teacher_without_ddp, dino_loss,
+          File "/home/svc-train/dino/train_dino.py", line 333, in train_one_epoch
+            loss.backward()
+          File "{site}/torch/_tensor.py", line 522, in backward
+            torch.autograd.backward(
+          File "{site}/torch/autograd/__init__.py", line 266, in backward
+            Variable._execution_engine.run_backward(  # Calls into the C++ engine to run the backward pass
+        RuntimeError: CUDA error: CUBLAS_STATUS_ALLOC_FAILED when calling `cublasCreate(handle)`
+        """)
+    out.append(prefix(tb, "2: ").rstrip("\n"))
+    out.append("srun: error: hgx-h100-03: task 2: Exited with exit code 1")
+    clk.tick(600, 601)
+    seqs = {r: 3 for r in range(8)}
+    for r in (0, 4, 1, 7, 3, 6, 5):
+        ms = 600000 + rng.randrange(20, 400)
+        work = f"WorkNCCL(SeqNum={seqs[r]}, OpType=ALLREDUCE, NumelIn=26214400, NumelOut=26214400, Timeout(ms)=600000)"
+        out.append(f"{r}: [E ProcessGroupNCCL.cpp:523] [Rank {r}] Watchdog caught collective operation timeout: {work} ran for {ms} milliseconds before timing out.")
+        out.append(f"{r}: [E ProcessGroupNCCL.cpp:537] Some NCCL operations have failed or timed out. Due to the asynchronous nature of CUDA kernels, subsequent GPU operations might run on corrupted/incomplete data.")
+        out.append(f"{r}: [E ProcessGroupNCCL.cpp:543] To avoid data inconsistency, we are taking the entire process down.")
+        out.append(f"{r}: [E ProcessGroupNCCL.cpp:1182] [Rank {r}] NCCL watchdog thread terminated with exception: [Rank {r}] Watchdog caught collective operation timeout: {work} ran for {ms} milliseconds before timing out.")
+        if r == 0:
+            out.append(f"{r}: Exception raised from checkTimeout at ../torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:525 (most recent call first):")
+            out.append(f"{r}: frame #0: c10::Error::Error(c10::SourceLocation, std::string) + 0x57 (0x7f6c2a97dd87 in {site}/torch/lib/libc10.so)")
+            out.append(f"{r}: frame #1: c10d::ProcessGroupNCCL::WorkNCCL::checkTimeout(std::optional<std::chrono::duration<long, std::ratio<1l, 1000l> > >) + 0x1e6 (0x7f6be1c2c6e6 in {site}/torch/lib/libtorch_cuda.so)")
+            out.append(f"{r}: frame #2: c10d::ProcessGroupNCCL::workCleanupLoop() + 0x19d (0x7f6be1c2fc3d in {site}/torch/lib/libtorch_cuda.so)")
+            out.append(f"{r}: frame #3: c10d::ProcessGroupNCCL::ncclCommWatchdog() + 0x119 (0x7f6be1c30839 in {site}/torch/lib/libtorch_cuda.so)")
+            out.append(f"{r}: frame #4: <unknown function> + 0xdc253 (0x7f6c29cdc253 in /lib/x86_64-linux-gnu/libstdc++.so.6)")
+            out.append(f"{r}: frame #5: <unknown function> + 0x94ac3 (0x7f6c2c894ac3 in /lib/x86_64-linux-gnu/libc.so.6)")
+            out.append(f"{r}: frame #6: <unknown function> + 0x126850 (0x7f6c2c926850 in /lib/x86_64-linux-gnu/libc.so.6)")
+            out.append(f"{r}: ")
+        out.append(f"{r}: terminate called after throwing an instance of 'c10::DistBackendError'")
+        out.append(f"{r}:   what():  [Rank {r}] NCCL watchdog thread terminated with exception: [Rank {r}] Watchdog caught collective operation timeout: {work} ran for {ms} milliseconds before timing out.")
+    out.append("srun: error: hgx-h100-03: tasks 0-1,3-7: Aborted (core dumped)")
+    out.append(f"job 3309174 finished {clk.tick(2, 3).strftime('%Y-%m-%d %H:%M:%S')} exit code 134")
+    return Case(
+        case_id="cublas-failure-srun-stray-process-04",
+        label="cublas-failure",
+        difficulty="hard",
+        description="8-task srun DINO ViT-L job on H100s where GPU 2 still holds 12.6 GB from a stray process; rank 2 fails at the first backward with CUBLAS_STATUS_ALLOC_FAILED at cublasCreate, and 10 minutes later the 7 other ranks hit NCCL watchdog timeouts and abort.",
+        initiating_rank=2,
+        facts={"gpu_model": "H100 80GB HBM3", "driver_version": "535.161.08", "torch_version": "2.2.1", "nccl_version": "2.19.3", "launcher": "srun", "world_size": "8"},
+        must_mention=["rank 2", "memory"],
+        also=["cuda-oom"],
+        secrets=[wkey],
+        files={"slurm-3309174.out": "\n".join(out)},
+    )
+
+
+# ==================================================================================================
+# cudnn-failure
+
+
+def cudnn_repro_block(shape: list[int], dtype: str, benchmark: bool, strides: list[int], out_shape: list[int], out_strides: list[int], wshape: list[int], rng: random.Random,
+                      conv: str = "Conv2d", kernel: str = "[3, 3]", pad: str = "[1, 1]", stride: str = "[1, 1]", dil: str = "[1, 1]", fmt: str = "Contiguous", tensor_fmt: str = "CUDNN_TENSOR_NCHW", backward: bool = True) -> str:
+    cd = "CUDNN_DATA_HALF" if dtype == "half" else "CUDNN_DATA_FLOAT"
+    p3 = lambda s: "[" + ", ".join(s.strip("[]").split(", ") + ["0"] * (3 - len(s.strip("[]").split(", ")))) + "]"  # noqa: E731
+    a = lambda: f"0x{rng.randrange(0x55d000000000, 0x55dfffffffff) & ~0xF:x}"  # noqa: E731
+    p = lambda: f"0x{rng.randrange(0x7f0000000000, 0x7f0fffffffff) & ~0xFFFFF:x}"  # noqa: E731
+    lines = [
+        "You can try to repro this exception using the following code snippet. If that doesn't trigger the error, please include your original repro script when reporting this issue.",
+        "",
+        "import torch",
+        "torch.backends.cuda.matmul.allow_tf32 = False",
+        f"torch.backends.cudnn.benchmark = {benchmark}",
+        "torch.backends.cudnn.deterministic = False",
+        "torch.backends.cudnn.allow_tf32 = True",
+        f"data = torch.randn({shape}, dtype=torch.{dtype}, device='cuda', requires_grad=True)",
+        f"net = torch.nn.{conv}({shape[1]}, {out_shape[1]}, kernel_size={kernel}, padding={pad}, stride={stride}, dilation={dil}, groups=1)",
+        f"net = net.cuda().{dtype}()",
+        "out = net(data)",
+    ]
+    if backward:
+        lines.append("out.backward(torch.randn_like(out))")
+    lines += [
+        "torch.cuda.synchronize()",
+        "",
+        "ConvolutionParams ",
+        f"    memory_format = {fmt}",
+        f"    data_type = {cd}",
+        f"    padding = {p3(pad)}",
+        f"    stride = {p3(stride)}",
+        f"    dilation = {p3(dil)}",
+        "    groups = 1",
+        "    deterministic = false",
+        "    allow_tf32 = true",
+        f"input: TensorDescriptor {a()}",
+        f"    type = {cd}",
+        f"    nbDims = {len(shape)}",
+        "    dimA = " + ", ".join(map(str, shape)) + ", ",
+        "    strideA = " + ", ".join(map(str, strides)) + ", ",
+        f"output: TensorDescriptor {a()}",
+        f"    type = {cd}",
+        f"    nbDims = {len(out_shape)}",
+        "    dimA = " + ", ".join(map(str, out_shape)) + ", ",
+        "    strideA = " + ", ".join(map(str, out_strides)) + ", ",
+        f"weight: FilterDescriptor {a()}",
+        f"    type = {cd}",
+        f"    tensor_format = {tensor_fmt}",
+        f"    nbDims = {len(wshape)}",
+        "    dimA = " + ", ".join(map(str, wshape)) + ", ",
+        "Pointer addresses: ",
+        f"    input: {p()}",
+        f"    output: {p()}",
+        f"    weight: {p()}",
+    ]
+    if backward:
+        lines += ["Additional pointer addresses: ", f"    grad_output: {p()}", f"    grad_input: {p()}", "Backward data algorithm: 1", ""]
+    else:
+        lines += ["Forward algorithm: 7", ""]
+    return "\n".join(lines) + "\n"
+
+
+def contiguous_strides(shape: list[int]) -> list[int]:
+    st = [1] * len(shape)
+    for i in range(len(shape) - 2, -1, -1):
+        st[i] = st[i + 1] * shape[i + 1]
+    return st
+
+
+def cudnn_unet_internal_t4() -> Case:
+    rng = random.Random(901)
+    site = "/opt/conda/lib/python3.10/site-packages"
+    out = [
+        "$ python train_seg.py --data /data/roads_1024 --img-size 512 --batch-size 16 --amp --benchmark --epochs 60",
+        "torch 2.0.1+cu117 | cudnn 8500 | GPU: Tesla T4 (14.75 GiB) | amp=fp16 | cudnn.benchmark=True",
+        "train tiles: 9,744  val tiles: 1,218",
+        "UNet(encoder=resnet34, decoder_channels=[256,128,64,32,16]): 24.44M params",
+    ]
+    for i, it in enumerate((50, 100, 150, 200, 250, 300, 350, 400, 450, 500, 550, 600)):
+        out.append(f"[ep 1] it {it:>4}/609  loss {0.61 - 0.025 * i + rng.uniform(-0.01, 0.01):.4f}  dice {0.42 + 0.02 * i:.3f}  mem {rng.uniform(13.9, 14.2):.2f}G  {rng.uniform(2.3, 2.45):.2f} it/s")
+    out.append("[ep 1] it  609/609  done in 4m21s; validating (batch 32, full 1024x1024 tiles)")
+    mod = f"{site}/torch/nn/modules/module.py"
+    out.append(block(f"""
+        Traceback (most recent call last):
+          File "/workspace/seg/train_seg.py", line 247, in <module>
+            main(args)
+          File "/workspace/seg/train_seg.py", line 219, in main
+            val_loss, val_dice = evaluate(model, val_loader, args)
+          File "/workspace/seg/train_seg.py", line 142, in evaluate
+            logits = model(images)
+          File "{mod}", line 1501, in _call_impl
+            return forward_call(*args, **kwargs)
+          File "{site}/segmentation_models_pytorch/base/model.py", line 29, in forward
+            features = self.encoder(x)
+          File "{mod}", line 1501, in _call_impl
+            return forward_call(*args, **kwargs)
+          File "{site}/segmentation_models_pytorch/encoders/resnet.py", line 62, in forward
+            x = stages[i](x)
+          File "{mod}", line 1501, in _call_impl
+            return forward_call(*args, **kwargs)
+          File "{site}/torch/nn/modules/container.py", line 217, in forward
+            input = module(input)
+          File "{mod}", line 1501, in _call_impl
+            return forward_call(*args, **kwargs)
+          File "{site}/torch/nn/modules/conv.py", line 463, in forward
+            return self._conv_forward(input, self.weight, self.bias)
+          File "{site}/torch/nn/modules/conv.py", line 459, in _conv_forward
+            return F.conv2d(input, weight, bias, self.stride,
+        RuntimeError: cuDNN error: CUDNN_STATUS_INTERNAL_ERROR
+        """).rstrip("\n"))
+    shape = [32, 3, 1024, 1024]
+    osh = [32, 64, 512, 512]
+    out.append(cudnn_repro_block(shape, "half", True, contiguous_strides(shape), osh, contiguous_strides(osh), [64, 3, 7, 7], rng,
+                                 kernel="[7, 7]", pad="[3, 3]", stride="[2, 2]", backward=False).rstrip("\n"))
+    return Case(
+        case_id="cudnn-failure-internal-error-t4-eval-01",
+        label="cudnn-failure",
+        difficulty="easy",
+        description="UNet training on a T4 with cudnn.benchmark and AMP runs near 14 of 14.75 GiB; the first validation pass (batch 32 at 1024x1024, a new shape) fails in the stem conv with CUDNN_STATUS_INTERNAL_ERROR and prints the repro snippet.",
+        initiating_rank=None,
+        facts={"gpu_model": "Tesla T4", "torch_version": "2.0.1", "cuda_version": "11.7", "launcher": "python", "precision": "fp16"},
+        must_mention=["batch", "benchmark"],
+        also=["cuda-oom"],
+        files={"train.log": "\n".join(out)},
+    )
+
+
+def cudnn_version_ldpath() -> Case:
+    site = "/home/ml/venvs/kws/lib/python3.10/site-packages"
+    out = [
+        "ml@a6000-box:~/kws$ echo $LD_LIBRARY_PATH",
+        "/usr/local/cuda-11.8/lib64:/opt/cudnn-8.6.0/lib:/opt/TensorRT-8.5.3.1/lib",
+        "ml@a6000-box:~/kws$ pip list 2>/dev/null | grep -iE 'torch|nvidia-cudnn'",
+        "nvidia-cudnn-cu12        8.9.2.26",
+        "torch                    2.1.2",
+        "torchaudio               2.1.2",
+        "ml@a6000-box:~/kws$ python train.py --cfg cfg/crnn_kws.yaml",
+        "[kws] torch 2.1.2+cu121 cuda 12.1 | GPU NVIDIA RTX A6000",
+        "[kws] dataset speech_commands_v2: 84843 train / 9981 val / 11005 test, 35 keywords",
+        "[kws] model CRNN(conv x4 -> BiLSTM(2x256) -> attn pool): 1.74M params",
+    ]
+    mod = f"{site}/torch/nn/modules/module.py"
+    out.append(block(f"""
+        Traceback (most recent call last):
+          File "/home/ml/kws/train.py", line 97, in <module>
+            model = build_model(cfg).to(device)
+          File "{mod}", line 1160, in to
+            return self._apply(convert)
+          File "{mod}", line 810, in _apply
+            module._apply(fn)
+          File "{site}/torch/nn/modules/rnn.py", line 224, in _apply
+            self._init_flat_weights()
+          File "{site}/torch/nn/modules/rnn.py", line 160, in _init_flat_weights
+            self.flatten_parameters()
+          File "{site}/torch/nn/modules/rnn.py", line 214, in flatten_parameters
+            not torch.backends.cudnn.is_acceptable(fw.data)):
+          File "{site}/torch/backends/cudnn/__init__.py", line 99, in is_acceptable
+            if not _init():
+          File "{site}/torch/backends/cudnn/__init__.py", line 61, in _init
+            raise RuntimeError(
+        RuntimeError: cuDNN version incompatibility: PyTorch was compiled  against (8, 9, 2) but found runtime version (8, 6, 0). PyTorch already comes bundled with cuDNN. One option to resolving this error is to ensure PyTorch can find the bundled cuDNN. Looks like your LD_LIBRARY_PATH contains incompatible version of cudnn. Please either remove it from the path or install cudnn (8, 9, 2)
+        """).rstrip("\n"))
+    return Case(
+        case_id="cudnn-failure-version-ldpath-02",
+        label="cudnn-failure",
+        difficulty="easy",
+        description="Keyword-spotting CRNN with torch 2.1.2+cu121 on an RTX A6000; LD_LIBRARY_PATH puts a system cuDNN 8.6.0 ahead of the bundled 8.9.2 and moving the LSTM to the GPU raises 'cuDNN version incompatibility'.",
+        initiating_rank=None,
+        facts={"gpu_model": "RTX A6000", "torch_version": "2.1.2", "cuda_version": "12.1", "launcher": "python"},
+        must_mention=["LD_LIBRARY_PATH"],
+        files={"train.log": "\n".join(out)},
+    )
+
+
+def cudnn_cnn_infer_abort() -> Case:
+    rng = random.Random(903)
+    clk = Clock(datetime(2023, 6, 28, 13, 50, 37), rng)
+    site = "/opt/conda/envs/det/lib/python3.10/site-packages"
+    out = [
+        "(det) root@det-train-1:/workspace/det# env | grep -E 'LD_LIBRARY|CUDA_HOME'",
+        "CUDA_HOME=/usr/local/cuda-11.8",
+        "LD_LIBRARY_PATH=/opt/conda/envs/det/lib:/usr/local/cuda-11.8/lib64:/usr/local/nvidia/lib:/usr/local/nvidia/lib64",
+        "(det) root@det-train-1:/workspace/det# ls /opt/conda/envs/det/lib | grep cudnn",
+        "libcudnn.so.8",
+        "libcudnn.so.8.9.1",
+        "(det) root@det-train-1:/workspace/det# torchrun --standalone --nproc_per_node 4 --tee 3 tools/train_net.py --config-file configs/retinanet_R50_FPN_3x.yaml --num-gpus 4",
+        "WARNING:torch.distributed.run:",
+        "*****************************************",
+        "Setting OMP_NUM_THREADS environment variable for each process to be 1 in default, to avoid your system being overloaded, please further tune the variable for optimal performance in your application as needed. ",
+        "*****************************************",
+    ]
+    for r in range(4):
+        out.append(f"[default{r}]:[{clk.t.strftime('%m/%d %H:%M:%S')} d2.utils.env]: Using a generated random seed {rng.randrange(10**7, 10**8)}")
+    out.append(f"[default0]:[{clk.tick(2, 3).strftime('%m/%d %H:%M:%S')} d2.engine.defaults]: Environment info: torch 2.0.1+cu118, cuda 11.8, GPU 0-3 NVIDIA A100-SXM4-40GB, detectron2 0.6")
+    out.append(f"[default0]:[{clk.tick(1, 2).strftime('%m/%d %H:%M:%S')} d2.engine.defaults]: Model: RetinaNet(ResNet-50-FPN), 37.74M params")
+    out.append(f"[default0]:[{clk.tick(5, 8).strftime('%m/%d %H:%M:%S')} d2.data.build]: Using training sampler TrainingSampler")
+    out.append(f"[default0]:[{clk.tick(0, 1).strftime('%m/%d %H:%M:%S')} d2.data.common]: Serializing 117266 elements to byte tensors and concatenating them all ...")
+    out.append(f"[default0]:[{clk.tick(4, 5).strftime('%m/%d %H:%M:%S')} d2.data.common]: Serialized dataset takes 451.21 MiB")
+    out.append(f"[default0]:[{clk.tick(1, 2).strftime('%m/%d %H:%M:%S')} d2.engine.train_loop]: Starting training from iteration 0")
+    for r in (2, 0, 3, 1):
+        out.append(f"[default{r}]:Could not load library libcudnn_cnn_infer.so.8. Error: libcudnn_cnn_infer.so.8: cannot open shared object file: No such file or directory")
+        out.append(f"[default{r}]:Please make sure libcudnn_cnn_infer.so.8 is in your library path!")
+    clk.tick(3, 4)
+    for r in (1, 2, 3):
+        out.append(f"WARNING:torch.distributed.elastic.multiprocessing.api:Sending process {61411 + r} closing signal SIGTERM")
+    out.append("ERROR:torch.distributed.elastic.multiprocessing.api:failed (exitcode: -6) local_rank: 0 (pid: 61411) of binary: /opt/conda/envs/det/bin/python")
+    fails = [(r, r, -15, 61411 + r, "SIGTERM") for r in (1, 2, 3)]
+    out.append(child_failed("tools/train_net.py", clk.t, "det-train-1", fails, (0, 0, -6, 61411, "SIGABRT"), site, torchrun_bin="/opt/conda/envs/det/bin/torchrun",
+                            api=(134, 250, 346), run_line=(794, 785)).rstrip("\n"))
+    return Case(
+        case_id="cudnn-failure-cnn-infer-abort-03",
+        label="cudnn-failure",
+        difficulty="medium",
+        description="detectron2 RetinaNet under torchrun --tee 3 on 4x A100; a partial cuDNN (only libcudnn.so.8) in the conda env's lib dir on LD_LIBRARY_PATH is loaded, it cannot find libcudnn_cnn_infer.so.8 at the first conv, the ranks abort with SIGABRT and torchrun reports exitcode -6.",
+        initiating_rank=[0, 1, 2, 3],
+        facts={"gpu_model": "A100-SXM4-40GB", "torch_version": "2.0.1", "cuda_version": "11.8", "launcher": "torchrun", "world_size": "4", "exit_code": "-6", "signal": "SIGABRT"},
+        must_mention=["libcudnn_cnn_infer", "LD_LIBRARY_PATH"],
+        files={"train.log": "\n".join(out)},
+    )
+
+
+def cudnn_algo_eval_multinode() -> Case:
+    rng = random.Random(904)
+    clk = Clock(datetime(2023, 11, 3, 4, 2, 50), rng)
+    site = "/p/software/envs/seg2023/lib/python3.10/site-packages"
+    out = [
+        f"=== SLURM job 7712055 on nodes a40-[11-12], 8 tasks (4 per node), {clk.t.strftime('%Y-%m-%d %H:%M:%S')} ===",
+        "+ srun -l --cpu-bind=none python train_mask2former.py --cfg configs/m2f_swinl_cityscapes.yaml --benchmark --eval-every 4000",
+    ]
+    hosts = ["a40-11"] * 4 + ["a40-12"] * 4
+    for r in range(8):
+        out.append(f"{r}: {clk.ds(0.5, 1) if r == 0 else clk.ds()} INFO dist: rank {r}/8 on {hosts[r]} cuda:{r % 4} NVIDIA A40, torch 2.1.0+cu118, cudnn 8700")
+    out.append(f"0: {clk.ds(20, 30)} INFO train: Mask2Former Swin-L, 215.5M params, cudnn.benchmark=True, amp=fp16, timeout=30min")
+    for it in range(500, 4001, 500):
+        out.append(f"0: {clk.ds(560, 600)} INFO train: iter {it}/90000 loss {3.9 - it / 2500 + rng.uniform(-0.05, 0.05):.3f} lr {1e-4:.2e} mem 38.4G ({rng.uniform(1.1, 1.2):.2f} s/it)")
+    out.append(f"0: {clk.ds(5, 10)} INFO eval: iter 4000: evaluating on cityscapes val (500 images, full 1024x2048, batch 2/gpu, no resize)")
+    mod = f"{site}/torch/nn/modules/module.py"
+    tb = block(f"""
+        Traceback (most recent call last):
+          File "/p/project/seg/train_mask2former.py", line 402, in <module>
+            main()
+          File "/p/project/seg/train_mask2former.py", line 371, in main
+            metrics = evaluate(model, val_loader, cfg)
+          File "{site}/torch/utils/_contextlib.py", line 115, in decorate_context
+            return func(*args, **kwargs)
+          File "/p/project/seg/engine.py", line 96, in evaluate
+            outputs = model(images)
+          File "{mod}", line 1518, in _wrapped_call_impl
+            return self._call_impl(*args, **kwargs)
+          File "{mod}", line 1527, in _call_impl
+            return forward_call(*args, **kwargs)
+          File "/p/project/seg/models/pixel_decoder.py", line 211, in forward
+            y = self.output_convs[idx](cur_fpn + F.interpolate(y, size=cur_fpn.shape[-2:], mode="nearest"))
+          File "{mod}", line 1518, in _wrapped_call_impl
+            return self._call_impl(*args, **kwargs)
+          File "{mod}", line 1527, in _call_impl
+            return forward_call(*args, **kwargs)
+          File "{site}/torch/nn/modules/conv.py", line 460, in forward
+            return self._conv_forward(input, self.weight, self.bias)
+          File "{site}/torch/nn/modules/conv.py", line 456, in _conv_forward
+            return F.conv2d(input, weight, bias, self.stride,
+        RuntimeError: Unable to find a valid cuDNN algorithm to run convolution
+        """)
+    clk.tick(40, 50)
+    out.append(prefix(tb, "5: ").rstrip("\n"))
+    out.append("srun: error: a40-12: task 5: Exited with exit code 1")
+    clk.tick(1800, 1801)
+    for r in (0, 2, 1, 3, 6, 4, 7):
+        ms = 1800000 + rng.randrange(50, 500)
+        work = f"WorkNCCL(SeqNum=27{rng.choice([0, 1])}41, OpType=ALLREDUCE, NumelIn=1, NumelOut=1, Timeout(ms)=1800000)"
+        out.append(f"{r}: [E ProcessGroupNCCL.cpp:475] [Rank {r}] Watchdog caught collective operation timeout: {work} ran for {ms} milliseconds before timing out.")
+        out.append(f"{r}: [E ProcessGroupNCCL.cpp:489] Some NCCL operations have failed or timed out. Due to the asynchronous nature of CUDA kernels, subsequent GPU operations might run on corrupted/incomplete data.")
+        out.append(f"{r}: [E ProcessGroupNCCL.cpp:495] To avoid data inconsistency, we are taking the entire process down.")
+        out.append(f"{r}: [E ProcessGroupNCCL.cpp:916] [Rank {r}] NCCL watchdog thread terminated with exception: [Rank {r}] Watchdog caught collective operation timeout: {work} ran for {ms} milliseconds before timing out.")
+        out.append(f"{r}: terminate called after throwing an instance of 'std::runtime_error'")
+        out.append(f"{r}:   what():  [Rank {r}] NCCL watchdog thread terminated with exception: [Rank {r}] Watchdog caught collective operation timeout: {work} ran for {ms} milliseconds before timing out.")
+    out.append("srun: error: a40-11: tasks 0-3: Aborted (core dumped)")
+    out.append("srun: error: a40-12: tasks 4,6-7: Aborted (core dumped)")
+    out.append(f"=== job 7712055 ended {clk.tick(3, 4).strftime('%Y-%m-%d %H:%M:%S')} state FAILED ===")
+    return Case(
+        case_id="cudnn-failure-algo-search-eval-multinode-04",
+        label="cudnn-failure",
+        difficulty="hard",
+        description="2-node x 4 A40 Mask2Former job (srun -l) with cudnn.benchmark; at the first evaluation on full-size images rank 5 fails with 'Unable to find a valid cuDNN algorithm to run convolution', the other 7 ranks wait in the metric all-reduce and abort on NCCL watchdog timeouts 30 minutes later.",
+        initiating_rank=5,
+        facts={"gpu_model": "A40", "torch_version": "2.1.0", "cuda_version": "11.8", "launcher": "srun", "world_size": "8", "num_nodes": "2", "failure_step": "4000"},
+        must_mention=["rank 5", "memory"],
+        also=["cuda-oom"],
+        files={"slurm-7712055.out": "\n".join(out)},
+    )
+
+
+# ==================================================================================================
+# cuda-launch-failure
+
+
+def launch_rtx4090_random() -> Case:
+    rng = random.Random(1001)
+    clk = Clock(datetime(2024, 5, 30, 21, 3, 12), rng)
+    site = "/home/pc/miniforge3/envs/diff/lib/python3.11/site-packages"
+    out = [
+        "(diff) pc@tower:~/code/ddpm-faces$ python train.py --data ~/datasets/ffhq256 --res 256 --batch 48 --amp --steps 400000",
+        f"[{clk.ds()}] torch 2.3.0+cu121 | GPU NVIDIA GeForce RTX 4090 (23.65 GiB) | amp fp16 | channels_last",
+        f"[{clk.ds()}] UNet 113.7M params | EMA 0.9999 | 70000 images",
+        f"[{clk.ds()}] resuming from runs/ffhq256/ckpt_0164000.pt (step 164000)",
+    ]
+    step = 164000
+    loss = 0.0421
+    while step < 178400:
+        step += 200
+        loss = 0.5 * loss + 0.5 * (0.041 + rng.uniform(-0.004, 0.004))
+        out.append(f"[{clk.ds(71, 74)}] step {step} | loss {loss:.4f} | {rng.uniform(2.70, 2.78):.2f} it/s | lr 1.0e-04 | gpu {rng.randrange(80, 84)}C {rng.randrange(438, 451)}W")
+        if step % 5000 == 0:
+            out.append(f"[{clk.ds(4, 6)}] saved runs/ffhq256/ckpt_{step:07d}.pt")
+    clk.tick(30, 40)
+    out.append(block(f"""
+        Traceback (most recent call last):
+          File "/home/pc/code/ddpm-faces/train.py", line 233, in <module>
+            main()
+          File "/home/pc/code/ddpm-faces/train.py", line 197, in main
+            scaler.step(opt)
+          File "{site}/torch/amp/grad_scaler.py", line 453, in step
+            retval = self._maybe_opt_step(optimizer, optimizer_state, *args, **kwargs)
+                     ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+          File "{site}/torch/amp/grad_scaler.py", line 350, in _maybe_opt_step
+            if not sum(v.item() for v in optimizer_state["found_inf_per_device"].values()):
+                   ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+          File "{site}/torch/amp/grad_scaler.py", line 350, in <genexpr>
+            if not sum(v.item() for v in optimizer_state["found_inf_per_device"].values()):
+                       ^^^^^^^^
+        """).rstrip("\n"))
+    out.append(cuda_error("unspecified launch failure", "2.3.0").rstrip("\n"))
+    return Case(
+        case_id="cuda-launch-failure-rtx4090-random-01",
+        label="cuda-launch-failure",
+        difficulty="easy",
+        description="Long single-GPU diffusion training on an RTX 4090 running at 80+ C and ~445 W; after 14k good steps since resume it dies with 'CUDA error: unspecified launch failure' at the GradScaler's .item().",
+        initiating_rank=None,
+        facts={"gpu_model": "GeForce RTX 4090", "torch_version": "2.3.0", "launcher": "python", "precision": "fp16", "failure_step": "178400"},
+        must_mention=["Xid", "unspecified launch failure"],
+        files={"train.log": "\n".join(out)},
+    )
+
+
+def launch_windows_tdr() -> Case:
+    rng = random.Random(1002)
+    user = "akumar"
+    site = f"C:\\Users\\{user}\\miniconda3\\envs\\sd\\lib\\site-packages"
+    out = [
+        f"(sd) C:\\Users\\{user}\\projects\\lora-sd15>nvidia-smi",
+        "Sat Dec  9 22:41:07 2023       ",
+        "+---------------------------------------------------------------------------------------+",
+        "| NVIDIA-SMI 537.58                 Driver Version: 537.58       CUDA Version: 12.2     |",
+        "|-----------------------------------------+----------------------+----------------------+",
+        "| GPU  Name                     TCC/WDDM  | Bus-Id        Disp.A | Volatile Uncorr. ECC |",
+        "| Fan  Temp   Perf          Pwr:Usage/Cap |         Memory-Usage | GPU-Util  Compute M. |",
+        "|                                         |                      |               MIG M. |",
+        "|=========================================+======================+======================|",
+        "|   0  NVIDIA GeForce RTX 3070 ...  WDDM  | 00000000:01:00.0  On |                  N/A |",
+        "| N/A   61C    P8              19W / 115W |    812MiB /  8192MiB |     14%      Default |",
+        "|                                         |                      |                  N/A |",
+        "+-----------------------------------------+----------------------+----------------------+",
+        "",
+        "+---------------------------------------------------------------------------------------+",
+        "| Processes:                                                                            |",
+        "|  GPU   GI   CI        PID   Type   Process name                            GPU Memory |",
+        "|        ID   ID                                                             Usage      |",
+        "|=======================================================================================|",
+        "|    0   N/A  N/A      1428    C+G   C:\\Windows\\explorer.exe                    N/A      |",
+        "|    0   N/A  N/A      6120    C+G   ...oogle\\Chrome\\Application\\chrome.exe    N/A      |",
+        "|    0   N/A  N/A      9844    C+G   ...ekyb3d8bbwe\\PhoneExperienceHost.exe    N/A      |",
+        "+---------------------------------------------------------------------------------------+",
+        "",
+        f"(sd) C:\\Users\\{user}\\projects\\lora-sd15>python train_lora.py --pretrained runwayml/stable-diffusion-v1-5 --data data\\pets --resolution 768 --train_batch_size 4 --gradient_checkpointing --mixed_precision fp16 --max_train_steps 3000",
+        "torch 2.1.0+cu118 | cuda available: True | NVIDIA GeForce RTX 3070 Laptop GPU (8.00 GiB)",
+        f"{site}\\diffusers\\models\\attention_processor.py:1468: FutureWarning: `LoRAAttnProcessor2_0` is deprecated and will be removed in version 0.26.0. Make sure use AttnProcsLayers instead",
+        "  deprecate(",
+        "Loading pipeline components...: 100%|██████████| 6/6 [00:04<00:00,  1.43it/s]",
+        "xformers not available, using torch SDPA",
+        "Steps:   0%|          | 0/3000 [00:00<?, ?it/s]",
+    ]
+    for s, el, rate in ((1, 9, 9.41), (2, 17, 8.77), (3, 26, 8.91)):
+        out.append(f"Steps:   0%|          | {s}/3000 [00:{el:02d}<7:{rng.randrange(10, 59):02d}:{rng.randrange(60):02d}, {rate}s/it, loss=0.{rng.randrange(1000, 2500)}, lr=0.0001]")
+    out.append(block(f"""
+        Traceback (most recent call last):
+          File "C:\\Users\\{user}\\projects\\lora-sd15\\train_lora.py", line 412, in <module>
+            main()
+          File "C:\\Users\\{user}\\projects\\lora-sd15\\train_lora.py", line 361, in main
+            logs = {{"loss": loss.detach().item(), "lr": lr_scheduler.get_last_lr()[0]}}
+        """).rstrip("\n"))
+    out.append(cuda_error("the launch timed out and was terminated", "2.1.0").rstrip("\n"))
+    out.append("Steps:   0%|          | 3/3000 [00:35<9:45:32, 11.72s/it, loss=0.1377, lr=0.0001]")
+    return Case(
+        case_id="cuda-launch-failure-windows-tdr-02",
+        label="cuda-launch-failure",
+        difficulty="medium",
+        description="LoRA training at 768px on a Windows laptop RTX 3070 (WDDM, display attached, 8-9 s per step); a long kernel trips the Windows TDR watchdog: 'the launch timed out and was terminated'.",
+        initiating_rank=None,
+        facts={"gpu_model": "GeForce RTX 3070 Laptop GPU", "driver_version": "537.58", "torch_version": "2.1.0", "cuda_version": "11.8", "precision": "fp16", "launcher": "python"},
+        must_mention=["TDR", "display"],
+        secrets=[user],
+        files={"train.log": "\n".join(out)},
+    )
+
+
+def launch_multinode_xid() -> Case:
+    rng = random.Random(1003)
+    clk = Clock(datetime(2024, 10, 27, 9, 15, 0), rng)
+    site = "/opt/venv/lib/python3.11/site-packages"
+    pg_pw = rand_token(rng, ALNUM, 20)
+    nodes = ["gpu-r3-n05", "gpu-r3-n06"]
+    node0, node1 = [], []
+    for out, pid, node_rank in ((node0, 55120, 0), (node1, 48102, 1)):
+        out.append(f"+ torchrun --nnodes 2 --node_rank {node_rank} --nproc_per_node 8 --master_addr {nodes[0]} --master_port 29400 finetune.py --config cfg/llava_13b_stage2.yaml")
+        out.append(torchrun_omp_banner(Clock(clk.t, rng), pid).rstrip("\n").replace(".py:779]", ".py:793]"))
+    node0.append(f"[rank0]: {clk.ds(10, 12)} | INFO | finetune | torch 2.4.1+cu124 nccl 2.20.5 | 16 x NVIDIA A100-SXM4-80GB over 2 nodes | FSDP full_shard bf16")
+    node0.append(f"[rank0]: {clk.ds()} | INFO | finetune | mlflow tracking uri: postgresql://mlflow:{pg_pw}@pg-mlflow.internal:5432/mlflow, experiment llava-13b-stage2")
+    node0.append(f"[rank0]: {clk.ds(40, 60)} | INFO | finetune | model llava-13b: 13.35B params (vision tower frozen), 665,298 samples, 5198 steps")
+    loss = 1.32
+    step = 0
+    for step in range(10, 2371, 10):
+        loss = loss * 0.97 + 0.78 * 0.03 + rng.uniform(-0.01, 0.01)
+        node0.append(f"[rank0]: {clk.ds(41, 44)} | INFO | finetune | step {step:>4}/5198 loss {loss:.4f} grad_norm {rng.uniform(0.8, 1.6):.3f} lr {2e-5 if step > 150 else 2e-5 * step / 150:.2e}")
+        if step % 500 == 0:
+            node0.append(f"[rank0]: {clk.ds(50, 70)} | INFO | finetune | saved sharded checkpoint /ckpt/llava13b-s2/step_{step}")
+    clk.tick(25, 30)
+    t0 = clk.t
+    r = 14
+    pre = f"[rank{r}]:"
+    err = cuda_error("unspecified launch failure", "2.4.1").rstrip("\n").split("\n")
+    wd = f"[PG 0 (default_pg) Rank {r}] Process group watchdog thread terminated with exception: CUDA error: unspecified launch failure"
+    node1.append(f"{pre}[E{t0.strftime('%m%d %H:%M:%S')}.{t0.microsecond:06d}{rng.randrange(1000):03d} ProcessGroupNCCL.cpp:1515] {wd}")
+    node1 += [pre + ln for ln in err[1:]]
+    node1 += [pre + ln for ln in c10_frames(rng, site, "watchdog").rstrip("\n").split("\n")]
+    node1.append(pre)
+    tb = block("""
+        Traceback (most recent call last):
+          File "/workspace/llava/finetune.py", line 318, in <module>
+            train(cfg)
+          File "/workspace/llava/finetune.py", line 262, in train
+            loss_val = loss.detach().float().item()
+                       ^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+        """)
+    node1 += [f"{pre} {ln}" for ln in tb.rstrip("\n").split("\n")]
+    node1 += [f"{pre} {ln}" for ln in err]
+    node1.append(f"{pre}terminate called after throwing an instance of 'c10::DistBackendError'")
+    node1.append(f"{pre}  what():  {wd}")
+    node1.append(f"{pre}CUDA kernel errors might be asynchronously reported at some other API call, so the stacktrace below might be incorrect.")
+    c1 = Clock(t0 + timedelta(seconds=0.8), rng)
+    for p in range(48190, 48198):
+        if p != 48196:
+            node1.append(f"{c1.glog('W', nanos=True)} 48102 torch/distributed/elastic/multiprocessing/api.py:890] Sending process {p} closing signal SIGTERM")
+    tf1 = c1.t
+    node1.append(f"{c1.glog('E', 0.3, 0.5, nanos=True)} 48102 torch/distributed/elastic/multiprocessing/api.py:862] failed (exitcode: -6) local_rank: 6 (pid: 48196) of binary: /opt/venv/bin/python")
+    fails1 = [(8 + lr, lr, -15, 48190 + lr, "SIGTERM") for lr in range(8) if lr != 6]
+    node1.append(child_failed("finetune.py", tf1, nodes[1], fails1, (14, 6, -6, 48196, "SIGABRT"), site, torchrun_bin="/opt/venv/bin/torchrun", api=(133, 264, 355), run_line=(919, 910)).rstrip("\n"))
+    node1 += ["+ rc=1", "+ echo 'torchrun exited with 1'", "torchrun exited with 1", "+ sudo dmesg -T", "+ grep -i 'NVRM: Xid'", "+ tail -n 3"]
+    tx = t0 - timedelta(seconds=1)
+    node1.append(f"[{tx.strftime('%a %b %d %H:%M:%S %Y')}] NVRM: Xid (PCI:0000:bd:00): 13, pid=48196, name=python, Graphics SM Warp Exception on (GPC 5, TPC 3, SM 0): Out Of Range Register")
+    node1.append(f"[{tx.strftime('%a %b %d %H:%M:%S %Y')}] NVRM: Xid (PCI:0000:bd:00): 13, pid=48196, name=python, Graphics SM Global Exception on (GPC 5, TPC 3, SM 0): Multiple Warp Errors")
+    node1.append(f"[{tx.strftime('%a %b %d %H:%M:%S %Y')}] NVRM: Xid (PCI:0000:bd:00): 13, pid=48196, name=python, Graphics Exception: ESR 0x52df30=0x2000d 0x52df34=0x0 0x52df28=0xf81eb60 0x52df2c=0x1174")
+    # node 0 sees the remote failure
+    c0 = Clock(t0 + timedelta(seconds=2.1), rng)
+    for rr in (5, 0, 2, 7, 1, 4, 3, 6):
+        t = c0.tick(0.001, 0.06)
+        msg = f"[PG 0 (default_pg) Rank {rr}] Process group watchdog thread terminated with exception: NCCL error: remote process exited or there was a network error, NCCL version 2.20.5"
+        node0.append(f"[rank{rr}]:[E{t.strftime('%m%d %H:%M:%S')}.{t.microsecond:06d}{rng.randrange(1000):03d} ProcessGroupNCCL.cpp:1515] {msg}")
+        node0.append(f"[rank{rr}]:ncclRemoteError: A call failed possibly due to a network error or a remote process exiting prematurely.")
+        node0.append(f"[rank{rr}]:Last error:")
+        node0.append(f"[rank{rr}]:socketProgress: Connection closed by remote peer gpu-r3-n06.cluster.internal<{rng.randrange(33000, 61000)}>")
+        node0.append(f"[rank{rr}]:terminate called after throwing an instance of 'c10::DistBackendError'")
+        node0.append(f"[rank{rr}]:  what():  {msg}")
+    tf0 = c0.tick(0.3, 0.6)
+    node0.append(f"{c0.glog('E', nanos=True)} 55120 torch/distributed/elastic/multiprocessing/api.py:862] failed (exitcode: -6) local_rank: 5 (pid: 55213) of binary: /opt/venv/bin/python")
+    fails0 = [(lr, lr, -6, 55208 + lr, "SIGABRT") for lr in range(8) if lr != 5]
+    node0.append(child_failed("finetune.py", tf0, nodes[0], fails0, (5, 5, -6, 55213, "SIGABRT"), site, torchrun_bin="/opt/venv/bin/torchrun", api=(133, 264, 355), run_line=(919, 910)).rstrip("\n"))
+    return Case(
+        case_id="cuda-launch-failure-multinode-xid13-03",
+        label="cuda-launch-failure",
+        difficulty="hard",
+        description="2-node x 8 A100 LLaVA fine-tune; rank 14 (node 2, local 6) dies with 'unspecified launch failure' and Xid 13 in dmesg; node 1's log, usually read first, only shows ncclRemoteError 'Connection closed by remote peer' on all its ranks and a ChildFailedError naming rank 5.",
+        initiating_rank=14,
+        facts={"gpu_model": "A100-SXM4-80GB", "torch_version": "2.4.1", "nccl_version": "2.20.5", "launcher": "torchrun", "world_size": "16", "num_nodes": "2", "xid": "13", "failure_step": "2370"},
+        must_mention=["rank 14", "Xid"],
+        secrets=[pg_pw],
+        files={"node0.log": "\n".join(node0), "node1.log": "\n".join(node1)},
+    )
+
+
+# ==================================================================================================
+# real CPU-only PyTorch captures (cuda-not-available)
+
+REAL_TEXTCLS = '''\
+"""Fine-tune a bag-of-embeddings text classifier (toy data, real PyTorch)."""
+import argparse
+import logging
+import sys
+
+import torch
+import torch.nn as nn
+from torch.utils.data import DataLoader, TensorDataset
+
+logging.basicConfig(format="%(asctime)s %(levelname)s %(name)s: %(message)s", level=logging.INFO)
+log = logging.getLogger("textcls")
+
+
+class BagClassifier(nn.Module):
+    def __init__(self, vocab: int, dim: int, classes: int):
+        super().__init__()
+        self.emb = nn.Embedding(vocab, dim, padding_idx=0)
+        self.fc = nn.Sequential(nn.Linear(dim, dim), nn.GELU(), nn.Linear(dim, classes))
+
+    def forward(self, x):
+        return self.fc(self.emb(x).mean(1))
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--device", default="cuda")
+    p.add_argument("--epochs", type=int, default=3)
+    p.add_argument("--bsz", type=int, default=64)
+    args = p.parse_args()
+    log.info("python %s, torch %s (CUDA build: %s), cuda available: %s", sys.version.split()[0], torch.__version__, torch.version.cuda, torch.cuda.is_available())
+    g = torch.Generator().manual_seed(0)
+    ds = TensorDataset(torch.randint(1, 30000, (4000, 128), generator=g), torch.randint(0, 5, (4000,), generator=g))
+    dl = DataLoader(ds, batch_size=args.bsz, shuffle=True)
+    log.info("train examples %d, batches/epoch %d, epochs %d", len(ds), len(dl), args.epochs)
+    model = BagClassifier(30000, 256, 5)
+    log.info("model params %s", f"{sum(q.numel() for q in model.parameters()):,}")
+    device = torch.device(args.device)
+    model.to(device)
+    opt = torch.optim.AdamW(model.parameters(), lr=3e-4)
+    for epoch in range(args.epochs):
+        for x, y in dl:
+            loss = nn.functional.cross_entropy(model(x.to(device)), y.to(device))
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+        log.info("epoch %d loss %.4f", epoch, loss.item())
+
+
+if __name__ == "__main__":
+    main()
+'''
+
+REAL_DDP = '''\
+"""DDP training entry point (real PyTorch); run under torchrun."""
+import os
+
+import torch
+import torch.distributed as dist
+
+
+def main():
+    rank, world = int(os.environ["RANK"]), int(os.environ["WORLD_SIZE"])
+    print(f"[rank{rank}] torch {torch.__version__} WORLD_SIZE={world} LOCAL_RANK={os.environ['LOCAL_RANK']} backend=nccl", flush=True)
+    dist.init_process_group(backend="nccl")
+    torch.cuda.set_device(int(os.environ["LOCAL_RANK"]))
+
+
+if __name__ == "__main__":
+    main()
+'''
+
+
+def _capture(cmd: list[str], cwd: Path) -> str:
+    proc = subprocess.run(cmd, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=300)
+    return proc.stdout
+
+
+def real_cases(run: bool) -> list[Case]:
+    """Two real CPU-build runs. Without `run`, only case.yaml is rewritten and the captured logs are kept."""
+    venv = Path(__file__).resolve().parents[2] / ".venv" / "bin"
+    files_a: dict[str, str] = {}
+    files_b: dict[str, str] = {}
+    if run:
+        with tempfile.TemporaryDirectory(prefix="crashdoc-real-") as tmp:
+            d = Path(tmp)
+            (d / "finetune_textcls.py").write_text(REAL_TEXTCLS)
+            (d / "train_ddp.py").write_text(REAL_DDP)
+            cmd_a = [str(venv / "python"), "finetune_textcls.py", "--epochs", "3", "--bsz", "64"]
+            files_a["train.log"] = "$ python finetune_textcls.py --epochs 3 --bsz 64\n" + _capture(cmd_a, d)
+            cmd_b = [str(venv / "torchrun"), "--nproc_per_node=2", "train_ddp.py"]
+            files_b["train.log"] = "$ torchrun --nproc_per_node=2 train_ddp.py\n" + _capture(cmd_b, d)
+    return [
+        Case(
+            case_id="cuda-not-available-cpu-wheel-01",
+            label="cuda-not-available",
+            difficulty="easy",
+            description="Real run: a CPU-only PyTorch build (torch.version.cuda is None) asked to move a model to cuda raises 'Torch not compiled with CUDA enabled'.",
+            initiating_rank=None,
+            facts={"torch_version": "2.13.0", "python_version": "3.11.7", "launcher": "python"},
+            must_mention=["CPU"],
+            files=files_a,
+        ),
+        Case(
+            case_id="cuda-not-available-nccl-cpu-build-02",
+            label="cuda-not-available",
+            difficulty="medium",
+            description="Real run: torchrun with 2 processes on a CPU-only PyTorch build; init_process_group('nccl') fails with 'Distributed package doesn't have NCCL built in' and torchrun ends with a ChildFailedError.",
+            initiating_rank=[0, 1],
+            facts={"torch_version": "2.13.0", "launcher": "torchrun", "world_size": "2", "exit_code": "1"},
+            must_mention=["CPU", "NCCL"],
+            files=files_b,
+        ),
+    ]
+
+
+# ==================================================================================================
+
+SYNTHETIC = [
+    ima_flashattn_varlen, ima_triton_kernel, ima_moe_multinode, ima_side_stream_eval,
+    fa_zero2_two_h100, fa_accelerate_a100, fa_hf_zero2_h200, fa_zero3_subgroup_h100,
+    dsa_gpt2_pad_token, dsa_labels_nll_t4, dsa_roberta_positions_cublas, dsa_nli_minus_one_8rank,
+    nki_rtx5090_wheel, nki_extension_arch_list, nki_b200_torchrun, nki_cpu_fallback_oom,
+    dto_470_cu121, dto_slurm_515_nvcc, dto_hf_fp16_cpu_fallback,
+    cna_slurm_no_gres, cna_hidden_gpu_ordinal,
+    reinit_dataloader_worker, reinit_cupy_pool, reinit_swallowed_collate,
+    cublas_shared_gpu_create, cublas_deterministic_ci, cublas_dpo_first_backward, cublas_srun_stray_process,
+    cudnn_unet_internal_t4, cudnn_version_ldpath, cudnn_cnn_infer_abort, cudnn_algo_eval_multinode,
+    launch_rtx4090_random, launch_windows_tdr, launch_multinode_xid,
+]
+
+
+def main(argv: list[str]) -> None:
+    cases = [make() for make in SYNTHETIC] + real_cases(run="--real" in argv)
+    ids = [c.case_id for c in cases]
+    assert len(ids) == len(set(ids)), "duplicate case ids"
+    for c in cases:
+        c.write()
+    print(f"wrote {len(cases)} cases to {CASES_DIR}")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

@@ -317,7 +317,7 @@ def elastic_log(torch_v: str, clock: Clock, lvl: str, module: str, lineno: int, 
     return f"{clock.glog(lvl)} {ident} {path}:{lineno}] {msg}"
 
 
-def torchrun_banner(torch_v: str, clock: Clock, pid: int = 0) -> list[str]:
+def torchrun_banner(torch_v: str, clock: Clock, pid: int = 0, tid: int = 139872234567488) -> list[str]:
     v = tv(torch_v)
     msg = ("Setting OMP_NUM_THREADS environment variable for each process to be 1 in default, to avoid your system "
            "being overloaded, please further tune the variable for optimal performance in your application as needed. ")
@@ -325,7 +325,7 @@ def torchrun_banner(torch_v: str, clock: Clock, pid: int = 0) -> list[str]:
     if v < (2, 1):
         return ["WARNING:torch.distributed.run:", "*****************************************", msg,
                 "*****************************************"]
-    return [elastic_log(torch_v, clock, "W", "torch.distributed.run", line, s, pid)
+    return [elastic_log(torch_v, clock, "W", "torch.distributed.run", line, s, pid, tid)
             for s in ["", "*****************************************", msg, "*****************************************"]]
 
 

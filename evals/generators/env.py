@@ -363,10 +363,12 @@ def tqdm_bar(n: int, total: int, elapsed: str, remaining: str, rate: str, width:
 
 
 def hf_loss_dict(rng, loss, lr, epoch, grad_norm=True):
+    """The dict the HF Trainer prints: Python reprs of floats."""
+    lr = float(f"{lr:.6g}") if rng.random() < 0.7 else lr
     if grad_norm:
-        return "{'loss': %.4f, 'grad_norm': %.6f, 'learning_rate': %s, 'epoch': %.2f}" % (
-            loss, rng.uniform(0.3, 1.6), f"{lr:.10g}" if lr >= 1e-4 else f"{lr:.15e}".rstrip("0").replace("e-0", "e-"), epoch)
-    return "{'loss': %.4f, 'learning_rate': %s, 'epoch': %.2f}" % (loss, f"{lr:.4e}".replace("e-0", "e-"), epoch)
+        gn = float(f"{rng.uniform(0.3, 1.6):.8g}")
+        return "{'loss': %s, 'grad_norm': %r, 'learning_rate': %r, 'epoch': %r}" % (round(loss, 4), gn, lr, round(epoch, 2))
+    return "{'loss': %s, 'learning_rate': %r, 'epoch': %r}" % (round(loss, 4), lr, round(epoch, 2))
 
 
 def nccl_init(prefix_fn, host: str, ranks: list[int], nccl: str, cuda: str, clock: Clock, nnodes_ib: bool, pids: dict,
@@ -1225,3 +1227,987 @@ def bnb_cu124_wrapped_02():
         facts=dict(gpu_model="L4", torch_version="2.4.0", cuda_version="12.4", transformers_version="4.43.3",
                    launcher="python", compute_capability="8.9"),
         must_mention=["bitsandbytes", "cuda124"]), {"finetune.log": "\n".join(lines)})
+
+
+@case
+def bnb_cpu_fallback_8bit_optim_03():
+    rng = random.Random(303)
+    site = "/usr/local/lib/python3.10/dist-packages"
+    clock = Clock("2023-03-30 14:20:51", rng)
+    pfx = lambda r: f"[default{r}]:"
+    lines = ["root@train-7b-0:/workspace# torchrun --nproc_per_node 4 --tee 3 run_clm.py --model_name_or_path EleutherAI/pythia-1.4b-deduped --train_file data/domain_corpus.jsonl --block_size 2048 --per_device_train_batch_size 4 --gradient_accumulation_steps 4 --optim adamw_bnb_8bit --learning_rate 2e-5 --num_train_epochs 2 --fp16 --gradient_checkpointing --logging_steps 10 --save_steps 500 --output_dir /checkpoints/pythia-1.4b-domain --do_train",
+             "WARNING:torch.distributed.run:",
+             "*****************************************",
+             "Setting OMP_NUM_THREADS environment variable for each process to be 1 in default, to avoid your system being overloaded, please further tune the variable for optimal performance in your application as needed. ",
+             "*****************************************"]
+    banner = ["",
+              "===================================BUG REPORT===================================",
+              "Welcome to bitsandbytes. For bug reports, please submit your error trace to: https://github.com/TimDettmers/bitsandbytes/issues",
+              "================================================================================",
+              "CUDA SETUP: WARNING! libcuda.so not found! Do you have a CUDA driver installed? If you are on a cluster, make sure you are on a CUDA machine!",
+              f"CUDA SETUP: Loading binary {site}/bitsandbytes/libbitsandbytes_cpu.so...",
+              f"{site}/bitsandbytes/cextension.py:31: UserWarning: The installed version of bitsandbytes was compiled without GPU support. 8-bit optimizers and GPU quantization are unavailable.",
+              '  warn("The installed version of bitsandbytes was compiled without GPU support. "']
+    streams = []
+    for r in range(4):
+        d = clock.t.strftime("%m/%d/%Y %H:%M:%S")
+        s = [pfx(r) + ln for ln in banner]
+        s.append(f"{pfx(r)}{d} - WARNING - __main__ - Process rank: {r}, device: cuda:{r}, n_gpu: 1distributed training: True, 16-bits training: True")
+        streams.append(s)
+    lines += interleave(rng, streams, 3)
+    clock.at(2.0)
+    ts = lambda: clock.ds(0.01, 0.3)
+    lines += [f"{pfx(0)}[INFO|configuration_utils.py:668] {ts()} >> loading configuration file config.json from cache at /root/.cache/huggingface/hub/models--EleutherAI--pythia-1.4b-deduped/snapshots/4d3c7a4e0f0a83bbd3a4d51b7e8f2ac6b5f4a3e1/config.json",
+              f"{pfx(0)}[INFO|configuration_utils.py:720] {ts()} >> Model config GPTNeoXConfig {{",
+              f'{pfx(0)}  "_name_or_path": "EleutherAI/pythia-1.4b-deduped",',
+              f'{pfx(0)}  "architectures": [',
+              f'{pfx(0)}    "GPTNeoXForCausalLM"',
+              f"{pfx(0)}  ],",
+              f'{pfx(0)}  "hidden_size": 2048,',
+              f'{pfx(0)}  "intermediate_size": 8192,',
+              f'{pfx(0)}  "max_position_embeddings": 2048,',
+              f'{pfx(0)}  "model_type": "gpt_neox",',
+              f'{pfx(0)}  "num_attention_heads": 16,',
+              f'{pfx(0)}  "num_hidden_layers": 24,',
+              f'{pfx(0)}  "rotary_pct": 0.25,',
+              f'{pfx(0)}  "torch_dtype": "float16",',
+              f'{pfx(0)}  "transformers_version": "4.27.4",',
+              f'{pfx(0)}  "use_parallel_residual": true,',
+              f'{pfx(0)}  "vocab_size": 50304',
+              f"{pfx(0)}}}",
+              f"{pfx(0)}",
+              f"{pfx(0)}[INFO|modeling_utils.py:2403] {ts()} >> loading weights file pytorch_model.bin from cache at /root/.cache/huggingface/hub/models--EleutherAI--pythia-1.4b-deduped/snapshots/4d3c7a4e0f0a83bbd3a4d51b7e8f2ac6b5f4a3e1/pytorch_model.bin"]
+    clock.at(14)
+    lines += [f"{pfx(0)}[INFO|modeling_utils.py:3032] {ts()} >> All model checkpoint weights were used when initializing GPTNeoXForCausalLM.",
+              f"{pfx(0)}",
+              f"{pfx(0)}[INFO|modeling_utils.py:3040] {ts()} >> All the weights of GPTNeoXForCausalLM were initialized from the model checkpoint at EleutherAI/pythia-1.4b-deduped.",
+              f"{pfx(0)}If your task is similar to the task the model of the checkpoint was trained on, you can already use GPTNeoXForCausalLM for predictions without further training."]
+    for r in range(4):
+        lines.append(f"{pfx(r)}Running tokenizer on dataset:   0%|          | 0/120000 [00:00<?, ? examples/s]")
+    clock.at(95)
+    lines += [f"{pfx(0)}Grouping texts in chunks of 2048: 100%|██████████| 120000/120000 [00:41<00:00, 2890.11 examples/s]",
+              f"{pfx(0)}[INFO|trainer.py:565] {ts()} >> Using cuda_amp half precision backend",
+              f"{pfx(0)}[INFO|trainer.py:1650] {ts()} >> ***** Running training *****",
+              f"{pfx(0)}[INFO|trainer.py:1651] {ts()} >>   Num examples = 30,112",
+              f"{pfx(0)}[INFO|trainer.py:1652] {ts()} >>   Num Epochs = 2",
+              f"{pfx(0)}[INFO|trainer.py:1653] {ts()} >>   Instantaneous batch size per device = 4",
+              f"{pfx(0)}[INFO|trainer.py:1654] {ts()} >>   Total train batch size (w. parallel, distributed & accumulation) = 64",
+              f"{pfx(0)}[INFO|trainer.py:1655] {ts()} >>   Gradient Accumulation steps = 4",
+              f"{pfx(0)}[INFO|trainer.py:1656] {ts()} >>   Total optimization steps = 940",
+              f"{pfx(0)}[INFO|trainer.py:1657] {ts()} >>   Number of trainable parameters = 1,414,647,808",
+              f"{pfx(0)}  0%|          | 0/940 [00:00<?, ?it/s]"]
+    clock.at(9.5)
+    tb = ["Traceback (most recent call last):",
+          '  File "/workspace/run_clm.py", line 635, in <module>',
+          "    main()",
+          '  File "/workspace/run_clm.py", line 583, in main',
+          "    train_result = trainer.train(resume_from_checkpoint=checkpoint)",
+          f'  File "{site}/transformers/trainer.py", line 1633, in train',
+          "    return inner_training_loop(",
+          f'  File "{site}/transformers/trainer.py", line 1979, in _inner_training_loop',
+          "    self.optimizer.step()",
+          f'  File "{site}/torch/optim/lr_scheduler.py", line 68, in wrapper',
+          "    return wrapped(*args, **kwargs)",
+          f'  File "{site}/torch/optim/optimizer.py", line 140, in wrapper',
+          "    out = func(*args, **kwargs)",
+          f'  File "{site}/torch/autograd/grad_mode.py", line 27, in decorate_context',
+          "    return func(*args, **kwargs)",
+          f'  File "{site}/bitsandbytes/optim/optimizer.py", line 265, in step',
+          "    self.update_step(group, p, gindex, pindex)",
+          f'  File "{site}/torch/autograd/grad_mode.py", line 27, in decorate_context',
+          "    return func(*args, **kwargs)",
+          f'  File "{site}/bitsandbytes/optim/optimizer.py", line 523, in update_step',
+          "    F.optimizer_update_8bit_blockwise(",
+          f'  File "{site}/bitsandbytes/functional.py", line 976, in optimizer_update_8bit_blockwise',
+          "    str2optimizer8bit_blockwise[optimizer_name][0](",
+          "NameError: name 'str2optimizer8bit_blockwise' is not defined"]
+    order = [2, 0, 3, 1]
+    lines += interleave(rng, [[pfx(r) + ln for ln in tb] for r in order], 3)
+    lines.append(f"{pfx(0)}  0%|          | 0/940 [00:09<?, ?it/s]")
+    clock.at(1.1)
+    pids = {0: 3310, 1: 3311, 2: 3312, 3: 3313}
+    for r in (0, 1, 3):
+        lines.append(f"WARNING:torch.distributed.elastic.multiprocessing.api:Sending process {pids[r]} closing signal SIGTERM")
+    clock.at(0.6)
+    lines.append(f"ERROR:torch.distributed.elastic.multiprocessing.api:failed (exitcode: 1) local_rank: 2 (pid: {pids[2]}) of binary: /usr/bin/python3")
+    when = clock.elastic()
+    lines += child_failed_block("run_clm.py", [dict(time=when, host="train-7b-0", rank=2, local_rank=2, exitcode=1, pid=pids[2])],
+                                site, "/usr/local/bin/torchrun", dict(wrapper=346, main=762, run=753, call=132, agent=246))
+    lines.append("root@train-7b-0:/workspace# ")
+    write_case("bitsandbytes-setup-cpu-fallback-8bit-optim-03", dict(
+        label="bitsandbytes-setup", difficulty="hard",
+        description="4-rank torchrun run_clm with optim=adamw_bnb_8bit; bitsandbytes 0.37 cannot find libcuda.so (the "
+                    "container only has libcuda.so.1) and silently loads libbitsandbytes_cpu.so; training starts and "
+                    "every rank dies at the first optimizer step with NameError str2optimizer8bit_blockwise.",
+        initiating_rank=2,
+        facts=dict(launcher="torchrun", world_size="4", precision="fp16", transformers_version="4.27.4",
+                   exit_code="1"),
+        must_mention=["bitsandbytes", "libbitsandbytes_cpu"]), {"train.log": "\n".join(lines)})
+
+
+@case
+def bnb_env_override_04():
+    rng = random.Random(304)
+    site = "/usr/local/lib/python3.10/dist-packages"
+    tok = hf_token(rng)
+    wandb_key = hex_token(rng, 40)
+    aws_key = "AKIA" + alnum(rng, 16, "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567")
+    aws_secret = alnum(rng, 40, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789+/")
+    env_dump = sorted([
+        "BNB_CUDA_VERSION=125", "CUDA_HOME=/usr/local/cuda", "CUDA_VERSION=12.1.1",
+        "HF_HOME=/mnt/cache/hf", f"HF_TOKEN={tok}", "HOME=/root", "HOSTNAME=qlora-runner-0",
+        "LD_LIBRARY_PATH=/usr/local/nvidia/lib:/usr/local/nvidia/lib64", "LANG=C.UTF-8",
+        "NVIDIA_DRIVER_CAPABILITIES=compute,utility", "NVIDIA_VISIBLE_DEVICES=all",
+        "PATH=/usr/local/nvidia/bin:/usr/local/cuda/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
+        "PYTHONUNBUFFERED=1", "TOKENIZERS_PARALLELISM=false", f"WANDB_API_KEY={wandb_key}",
+        "WANDB_PROJECT=support-bot-qlora", f"AWS_ACCESS_KEY_ID={aws_key}", f"AWS_SECRET_ACCESS_KEY={aws_secret}",
+        "AWS_DEFAULT_REGION=us-east-1", "S3_OUTPUT=s3://acme-ml-artifacts/qlora/support-bot/"])
+    lines = ["==> job qlora-support-bot-20240611-0912 on node gpu-l40s-07", "==> environment"] + env_dump
+    lines += ["==> python train_qlora.py --config configs/mistral7b_qlora.yaml",
+              "2024-06-11 09:12:31 INFO     [train_qlora.py:44] torch=2.3.1+cu121 transformers=4.41.2 peft=0.11.1 bitsandbytes=0.43.1 accelerate=0.31.0",
+              "2024-06-11 09:12:31 INFO     [train_qlora.py:45] device=NVIDIA L40S capability=(8, 9) bf16_supported=True",
+              "2024-06-11 09:12:32 INFO     [train_qlora.py:61] base model: mistralai/Mistral-7B-Instruct-v0.3, lora r=32 alpha=64 targets=['q_proj', 'k_proj', 'v_proj', 'o_proj', 'gate_proj', 'up_proj', 'down_proj']",
+              "WARNING: BNB_CUDA_VERSION=125 environment variable detected; loading libbitsandbytes_cuda125.so.",
+              "This can be used to load a bitsandbytes version that is different from the PyTorch CUDA version.",
+              "If this was unintended set the BNB_CUDA_VERSION variable to an empty string: export BNB_CUDA_VERSION=",
+              "If you use the manual override make sure the right libcudart.so is in your LD_LIBRARY_PATH",
+              "For example by adding the following to your .bashrc: export LD_LIBRARY_PATH=$LD_LIBRARY_PATH:<path_to_cuda_dir/lib64",
+              "",
+              f"Could not find the bitsandbytes CUDA binary at PosixPath('{site}/bitsandbytes/libbitsandbytes_cuda125.so')",
+              "The installed version of bitsandbytes was compiled without GPU support. 8-bit optimizers, 8-bit multiplication, and GPU quantization are unavailable.",
+              "2024-06-11 09:12:34 INFO     [train_qlora.py:88] loading model in 4-bit (nf4, double quant, compute dtype bfloat16)",
+              "Loading checkpoint shards:   0%|          | 0/3 [00:00<?, ?it/s]",
+              "Loading checkpoint shards:   0%|          | 0/3 [00:01<?, ?it/s]",
+              "Traceback (most recent call last):",
+              '  File "/opt/app/train_qlora.py", line 214, in <module>',
+              "    main(parse_args())",
+              '  File "/opt/app/train_qlora.py", line 92, in main',
+              "    model = AutoModelForCausalLM.from_pretrained(",
+              f'  File "{site}/transformers/models/auto/auto_factory.py", line 563, in from_pretrained',
+              "    return model_class.from_pretrained(",
+              f'  File "{site}/transformers/modeling_utils.py", line 3754, in from_pretrained',
+              "    ) = cls._load_pretrained_model(",
+              f'  File "{site}/transformers/modeling_utils.py", line 4214, in _load_pretrained_model',
+              "    new_error_msgs, offload_index, state_dict_index = _load_state_dict_into_meta_model(",
+              f'  File "{site}/transformers/modeling_utils.py", line 889, in _load_state_dict_into_meta_model',
+              "    hf_quantizer.create_quantized_param(model, param, param_name, param_device, state_dict, unexpected_keys)",
+              f'  File "{site}/transformers/quantizers/quantizer_bnb_4bit.py", line 217, in create_quantized_param',
+              "    new_value = bnb.nn.Params4bit(new_value, requires_grad=False, **kwargs).to(target_device)",
+              f'  File "{site}/bitsandbytes/nn/modules.py", line 324, in to',
+              "    return self._quantize(device)",
+              f'  File "{site}/bitsandbytes/nn/modules.py", line 289, in _quantize',
+              "    w_4bit, quant_state = bnb.functional.quantize_4bit(",
+              f'  File "{site}/bitsandbytes/functional.py", line 1234, in quantize_4bit',
+              "    lib.cquantize_blockwise_bf16_nf4(",
+              '  File "/usr/lib/python3.10/ctypes/__init__.py", line 387, in __getattr__',
+              "    func = self.__getitem__(name)",
+              '  File "/usr/lib/python3.10/ctypes/__init__.py", line 392, in __getitem__',
+              "    func = self._FuncPtr((name_or_ordinal, self))",
+              f"AttributeError: {site}/bitsandbytes/libbitsandbytes_cpu.so: undefined symbol: cquantize_blockwise_bf16_nf4",
+              "==> train_qlora.py exited with code 1 after 0:00:09"]
+    write_case("bitsandbytes-setup-env-override-04", dict(
+        label="bitsandbytes-setup", difficulty="medium",
+        description="QLoRA job on an L40S whose environment still sets BNB_CUDA_VERSION=125; bitsandbytes 0.43.1 looks "
+                    "for libbitsandbytes_cuda125.so, falls back to the CPU library, and 4-bit loading dies with "
+                    "'libbitsandbytes_cpu.so: undefined symbol: cquantize_blockwise_bf16_nf4'. Env dump leaks secrets.",
+        facts=dict(torch_version="2.3.1", cuda_version="12.1", transformers_version="4.41.2", launcher="python"),
+        must_mention=["BNB_CUDA_VERSION"],
+        secrets=[tok, wandb_key, aws_key, aws_secret]), {"job.log": "\n".join(lines)})
+
+
+# ================================================================================================================
+# numpy-abi-mismatch
+# ================================================================================================================
+
+NUMPY_BANNER = [
+    "",
+    "A module that was compiled using NumPy 1.x cannot be run in",
+    "NumPy {v} as it may crash. To support both 1.x and 2.x",
+    "versions of NumPy, modules must be compiled with NumPy 2.0.",
+    "Some module may need to rebuild instead e.g. with 'pybind11>=2.12'.",
+    "",
+    "If you are a user of the module, the easiest solution will be to",
+    "downgrade to 'numpy<2' or try to upgrade the affected module.",
+    "We expect that some modules will need time to support NumPy 2.",
+    "",
+]
+
+
+def torch_numpy_banner(v: str, site: str, script: str, line: int, stmt: str) -> list[str]:
+    out = [ln.replace("{v}", v) for ln in NUMPY_BANNER]
+    out += [f'Traceback (most recent call last):  File "{script}", line {line}, in <module>',
+            f"    {stmt}",
+            f'  File "{site}/torch/__init__.py", line 1477, in <module>',
+            "    from .functional import *  # noqa: F403",
+            f'  File "{site}/torch/functional.py", line 9, in <module>',
+            "    import torch.nn.functional as F",
+            f'  File "{site}/torch/nn/__init__.py", line 1, in <module>',
+            "    from .modules import *  # noqa: F403",
+            f'  File "{site}/torch/nn/modules/__init__.py", line 35, in <module>',
+            "    from .transformer import TransformerEncoder, TransformerDecoder, \\",
+            f'  File "{site}/torch/nn/modules/transformer.py", line 20, in <module>',
+            "    device: torch.device = torch.device(torch._C._get_default_device()),  # torch.device('cpu'),",
+            f"{site}/torch/nn/modules/transformer.py:20: UserWarning: Failed to initialize NumPy: _ARRAY_API not found (Triggered internally at ../torch/csrc/utils/tensor_numpy.cpp:84.)",
+            "  device: torch.device = torch.device(torch._C._get_default_device()),  # torch.device('cpu'),"]
+    return out
+
+
+@case
+def numpy_pandas_dtype_size_01():
+    rng = random.Random(401)
+    venv = "/home/ubuntu/venvs/rag"
+    site = f"{venv}/lib/python3.10/site-packages"
+    lines = ["(rag) ubuntu@gpu-a10-1:~/rag-eval$ pip install -U numpy",
+             "Requirement already satisfied: numpy in /home/ubuntu/venvs/rag/lib/python3.10/site-packages (1.26.4)",
+             "Collecting numpy",
+             "  Downloading numpy-2.0.1-cp310-cp310-manylinux_2_17_x86_64.manylinux2014_x86_64.whl.metadata (60 kB)",
+             "     ━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━ 60.9/60.9 kB 4.1 MB/s eta 0:00:00",
+             "Downloading numpy-2.0.1-cp310-cp310-manylinux_2_17_x86_64.manylinux2014_x86_64.whl (19.5 MB)",
+             "   ━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━ 19.5/19.5 MB 88.2 MB/s eta 0:00:00",
+             "Installing collected packages: numpy",
+             "  Attempting uninstall: numpy",
+             "    Found existing installation: numpy 1.26.4",
+             "    Uninstalling numpy-1.26.4:",
+             "      Successfully uninstalled numpy-1.26.4",
+             "Successfully installed numpy-2.0.1",
+             "(rag) ubuntu@gpu-a10-1:~/rag-eval$ pip list 2>/dev/null | grep -Ei '^(numpy|pandas|datasets|torch|transformers|sentence) '",
+             "datasets                  2.16.1",
+             "numpy                     2.0.1",
+             "pandas                    2.1.4",
+             "sentence-transformers     2.6.1",
+             "torch                     2.3.1",
+             "transformers              4.41.2",
+             "(rag) ubuntu@gpu-a10-1:~/rag-eval$ python build_index.py --corpus data/kb_articles.parquet --model BAAI/bge-large-en-v1.5 --out index/",
+             "Traceback (most recent call last):",
+             '  File "/home/ubuntu/rag-eval/build_index.py", line 7, in <module>',
+             "    from datasets import load_dataset",
+             f'  File "{site}/datasets/__init__.py", line 18, in <module>',
+             "    from .arrow_dataset import Dataset",
+             f'  File "{site}/datasets/arrow_dataset.py", line 60, in <module>',
+             "    import pandas as pd",
+             f'  File "{site}/pandas/__init__.py", line 46, in <module>',
+             "    from pandas.core.api import (",
+             f'  File "{site}/pandas/core/api.py", line 1, in <module>',
+             "    from pandas._libs import (",
+             f'  File "{site}/pandas/_libs/__init__.py", line 18, in <module>',
+             "    from pandas._libs.interval import Interval",
+             '  File "interval.pyx", line 1, in init pandas._libs.interval',
+             "ValueError: numpy.dtype size changed, may indicate binary incompatibility. Expected 96 from C header, got 88 from PyObject",
+             "(rag) ubuntu@gpu-a10-1:~/rag-eval$ "]
+    write_case("numpy-abi-mismatch-pandas-dtype-size-01", dict(
+        label="numpy-abi-mismatch", difficulty="easy",
+        description="`pip install -U numpy` moves a venv to NumPy 2.0.1 while pandas 2.1.4 (built for NumPy 1.x) stays; "
+                    "importing datasets -> pandas fails with 'numpy.dtype size changed ... Expected 96 from C header, "
+                    "got 88 from PyObject'.",
+        facts=dict(torch_version="2.3.1", transformers_version="4.41.2", launcher="python"),
+        must_mention=["numpy", "pandas"]), {"session.log": "\n".join(lines)})
+
+
+@case
+def numpy_torch_dataloader_02():
+    rng = random.Random(402)
+    site = "/opt/venv/lib/python3.10/site-packages"
+    lines = ["+ python -c 'import numpy, torch; print(numpy.__version__, torch.__version__)'"]
+    # with `python -c` the frame has no source line to show
+    lines += [ln for ln in torch_numpy_banner("2.0.0", site, "<string>", 1, "") if ln != "    "]
+    lines.append("2.0.0 2.2.2+cu121")
+    lines += ["+ python train_kws.py --data /data/speech_commands_v2 --features logmel --n-mels 40 --batch-size 256 --workers 6 --epochs 30 --amp"]
+    lines += torch_numpy_banner("2.0.0", site, "/srv/kws/train_kws.py", 9, "import torch")
+    lines += ["[train_kws] 2024-06-19 07:44:02 device=cuda:0 (Tesla T4, 15.7 GiB) amp=True",
+              "[train_kws] 2024-06-19 07:44:02 train=84843 val=9981 test=11005 classes=35",
+              "[train_kws] 2024-06-19 07:44:03 model=BCResNet-8 params=321,475",
+              "epoch 1/30:   0%|          | 0/332 [00:00<?, ?it/s]",
+              "epoch 1/30:   0%|          | 0/332 [00:02<?, ?it/s]",
+              "Traceback (most recent call last):",
+              '  File "/srv/kws/train_kws.py", line 214, in <module>',
+              "    main(parse_args())",
+              '  File "/srv/kws/train_kws.py", line 158, in main',
+              "    for step, (x, y) in enumerate(pbar):",
+              f'  File "{site}/tqdm/std.py", line 1181, in __iter__',
+              "    for obj in iterable:",
+              f'  File "{site}/torch/utils/data/dataloader.py", line 631, in __next__',
+              "    data = self._next_data()",
+              f'  File "{site}/torch/utils/data/dataloader.py", line 1346, in _next_data',
+              "    return self._process_data(data)",
+              f'  File "{site}/torch/utils/data/dataloader.py", line 1372, in _process_data',
+              "    data.reraise()",
+              f'  File "{site}/torch/_utils.py", line 722, in reraise',
+              "    raise exception",
+              "RuntimeError: Caught RuntimeError in DataLoader worker process 0.",
+              "Original Traceback (most recent call last):",
+              f'  File "{site}/torch/utils/data/_utils/worker.py", line 308, in _worker_loop',
+              "    data = fetcher.fetch(index)",
+              f'  File "{site}/torch/utils/data/_utils/fetch.py", line 54, in fetch',
+              "    return self.collate_fn(data)",
+              f'  File "{site}/torch/utils/data/_utils/collate.py", line 277, in default_collate',
+              "    return collate(batch, collate_fn_map=default_collate_fn_map)",
+              f'  File "{site}/torch/utils/data/_utils/collate.py", line 144, in collate',
+              "    return [collate(samples, collate_fn_map=collate_fn_map) for samples in transposed]  # Backwards compatibility.",
+              f'  File "{site}/torch/utils/data/_utils/collate.py", line 144, in <listcomp>',
+              "    return [collate(samples, collate_fn_map=collate_fn_map) for samples in transposed]  # Backwards compatibility.",
+              f'  File "{site}/torch/utils/data/_utils/collate.py", line 121, in collate',
+              "    return collate_fn_map[elem_type](batch, collate_fn_map=collate_fn_map)",
+              f'  File "{site}/torch/utils/data/_utils/collate.py", line 192, in collate_numpy_array_fn',
+              "    return collate([torch.as_tensor(b) for b in batch], collate_fn_map=collate_fn_map)",
+              f'  File "{site}/torch/utils/data/_utils/collate.py", line 192, in <listcomp>',
+              "    return collate([torch.as_tensor(b) for b in batch], collate_fn_map=collate_fn_map)",
+              "RuntimeError: Numpy is not available",
+              "",
+              "+ echo 'training failed with status 1'",
+              "training failed with status 1"]
+    write_case("numpy-abi-mismatch-torch-dataloader-02", dict(
+        label="numpy-abi-mismatch", difficulty="medium",
+        description="Keyword-spotting training on a T4: torch 2.2.2 (built against NumPy 1.x) with NumPy 2.0.0; torch "
+                    "warns 'Failed to initialize NumPy: _ARRAY_API not found' at import and the first DataLoader batch "
+                    "of NumPy features fails with 'Numpy is not available' inside a worker.",
+        facts=dict(gpu_model="Tesla T4", torch_version="2.2.2", cuda_version="12.1", launcher="python"),
+        must_mention=["NumPy 2", "numpy<2"]), {"train.log": "\n".join(lines)})
+
+
+@case
+def numpy_trainer_eval_03():
+    rng = random.Random(403)
+    home = "/home/akumar"
+    site = f"{home}/.venvs/cls/lib/python3.10/site-packages"
+    clock = Clock("2024-07-02 18:05:11", rng)
+    lines = [f"akumar@a100-box:~/intent-cls$ torchrun --nproc_per_node 4 train_cls.py --model microsoft/deberta-v3-large --train data/intents_train.jsonl --eval data/intents_val.jsonl --bf16 --per_device_train_batch_size 16 --eval_steps 500 --max_steps 4000 --output_dir runs/deberta-intents-v7"]
+    lines += torchrun_banner_old(clock)
+    streams = [torch_numpy_banner("2.0.0", site, f"{home}/intent-cls/train_cls.py", 6, "import torch") for _ in range(4)]
+    lines += interleave(rng, streams, 4)
+    clock.at(6)
+    for r in range(4):
+        lines.append(f"{site}/transformers/convert_slow_tokenizer.py:551: UserWarning: The sentencepiece tokenizer that you are converting to a fast tokenizer uses the byte fallback option which is not implemented in the fast tokenizers. In practice this means that the fast tokenizer can produce unknown tokens whereas the sentencepiece model would have converted these unknown tokens into a sequence of byte tokens matching the original piece of text.")
+        lines.append("  warnings.warn(")
+    for r in range(4):
+        lines += ["Some weights of DebertaV2ForSequenceClassification were not initialized from the model checkpoint at microsoft/deberta-v3-large and are newly initialized: ['classifier.bias', 'classifier.weight', 'pooler.dense.bias', 'pooler.dense.weight']",
+                  "You should probably TRAIN this model on a down-stream task to be able to use it for predictions and inference."]
+    clock.at(20)
+    lines += ["wandb: Currently logged in as: akumar (acme-nlp). Use `wandb login --relogin` to force relogin",
+              "wandb: Tracking run with wandb version 0.17.3",
+              f"wandb: Run data is saved locally in {home}/intent-cls/wandb/run-20240702_180538-3k9x2m1q",
+              "wandb: Run `wandb offline` to turn off syncing.",
+              "wandb: Syncing run deberta-intents-v7",
+              "wandb: ⭐️ View project at https://wandb.ai/acme-nlp/intent-cls",
+              "wandb: 🚀 View run at https://wandb.ai/acme-nlp/intent-cls/runs/3k9x2m1q"]
+    total = 4000
+    secs = 0.0
+    loss = 4.1
+    bar_parts = []
+    lines_progress = []
+    for step in range(0, 501):
+        if step % 25 == 0 or step == 500:
+            el = int(secs)
+            rem = int((total - step) * 0.71)
+            bar_parts.append(" " + tqdm_bar(step, total, f"{el // 60:02d}:{el % 60:02d}", f"{rem // 3600}:{rem % 3600 // 60:02d}:{rem % 60:02d}" if rem >= 3600 else f"{rem // 60:02d}:{rem % 60:02d}", f"{rng.uniform(1.35, 1.45):.2f}it/s" if step else "?it/s"))
+        if step and step % 50 == 0:
+            loss = max(0.18, loss * rng.uniform(0.72, 0.93))
+            lr = 2e-5 * min(1.0, step / 200) * (1 - step / total)
+            lines_progress.append(("\r".join(bar_parts), hf_loss_dict(rng, loss, lr, step / 1172)))
+            bar_parts = []
+        secs += rng.uniform(0.69, 0.74)
+    for bars, logd in lines_progress:
+        lines.append(bars)
+        lines.append(logd)
+    clock.at(secs)
+    lines.append(" " + tqdm_bar(500, total, "05:57", "41:24", "1.40it/s"))
+    lines.append("\r" + "  0%|          | 0/79 [00:00<?, ?it/s]\r  5%|▌         | 4/79 [00:00<00:03, 21.92it/s]\r 41%|████      | 32/79 [00:01<00:02, 19.87it/s]\r 86%|████████▌ | 68/79 [00:03<00:00, 19.61it/s]\r100%|██████████| 79/79 [00:04<00:00, 19.20it/s]")
+    tb = ["Traceback (most recent call last):",
+          f'  File "{home}/intent-cls/train_cls.py", line 188, in <module>',
+          "    main()",
+          f'  File "{home}/intent-cls/train_cls.py", line 171, in main',
+          "    trainer.train()",
+          f'  File "{site}/transformers/trainer.py", line 1885, in train',
+          "    return inner_training_loop(",
+          f'  File "{site}/transformers/trainer.py", line 2291, in _inner_training_loop',
+          "    self._maybe_log_save_evaluate(tr_loss, grad_norm, model, trial, epoch, ignore_keys_for_eval)",
+          f'  File "{site}/transformers/trainer.py", line 2721, in _maybe_log_save_evaluate',
+          "    metrics = self.evaluate(ignore_keys=ignore_keys_for_eval)",
+          f'  File "{site}/transformers/trainer.py", line 3572, in evaluate',
+          "    output = eval_loop(",
+          f'  File "{site}/transformers/trainer.py", line 3854, in evaluation_loop',
+          "    all_preds.add(logits)",
+          f'  File "{site}/transformers/trainer_pt_utils.py", line 326, in add',
+          "    self.tensors = nested_numpify(self.tensors)",
+          f'  File "{site}/transformers/trainer_pt_utils.py", line 165, in nested_numpify',
+          "    return t.numpy()",
+          "RuntimeError: Numpy is not available"]
+    order = [1, 3, 0, 2]
+    lines += interleave(rng, [list(tb) for _ in order], 3)
+    clock.at(3)
+    lines += ["wandb: 🚀 View run deberta-intents-v7 at: https://wandb.ai/acme-nlp/intent-cls/runs/3k9x2m1q",
+              "wandb: ️⚡ View job at https://wandb.ai/acme-nlp/intent-cls/jobs/QXJ0aWZhY3RDb2xsZWN0aW9uOjE5MjQ4NzEyMQ==/version_details/v6",
+              "wandb: Synced 6 W&B file(s), 0 media file(s), 2 artifact file(s) and 0 other file(s)",
+              f"wandb: Find logs at: ./wandb/run-20240702_180538-3k9x2m1q/logs"]
+    pids = {0: 90412, 1: 90413, 2: 90414, 3: 90415}
+    for r in (0, 2, 3):
+        lines.append(f"[{clock.ds(0.001, 0.01)}] torch.distributed.elastic.multiprocessing.api: [WARNING] Sending process {pids[r]} closing signal SIGTERM")
+    clock.at(1.2)
+    lines.append(f"[{clock.ds()}] torch.distributed.elastic.multiprocessing.api: [ERROR] failed (exitcode: 1) local_rank: 1 (pid: {pids[1]}) of binary: {home}/.venvs/cls/bin/python")
+    when = clock.elastic()
+    lines += child_failed_block("train_cls.py", [dict(time=when, host="a100-box", rank=1, local_rank=1, exitcode=1, pid=pids[1])],
+                                site, f"{home}/.venvs/cls/bin/torchrun", dict(wrapper=347, main=812, run=803, call=135, agent=268))
+    write_case("numpy-abi-mismatch-trainer-eval-03", dict(
+        label="numpy-abi-mismatch", difficulty="hard",
+        description="4-rank torchrun HF Trainer fine-tune with torch 2.2.2 and NumPy 2.0.0: the NumPy 1.x banner is "
+                    "printed at import on every rank, training runs normally for 500 steps, then the first evaluation "
+                    "dies in nested_numpify with 'RuntimeError: Numpy is not available' and torchrun reports "
+                    "ChildFailedError.",
+        initiating_rank=1,
+        facts=dict(launcher="torchrun", world_size="4", failure_step="500", exit_code="1"),
+        must_mention=["NumPy 2", "numpy<2"], secrets=["akumar"]), {"train.log": "\n".join(lines)})
+
+
+# ================================================================================================================
+# glibcxx-missing
+# ================================================================================================================
+
+@case
+def glibcxx_systemd_focal_01():
+    rng = random.Random(501)
+    site = "/opt/venvs/serve/lib/python3.8/site-packages"
+    clock = Clock("2024-08-21 10:14:02", rng)
+    pid = 23817
+    lines = []
+    for attempt in range(3):
+        host = "infer-t4-03"
+        t = lambda lo=0.01, hi=0.3: clock.tick(lo, hi).strftime("%b %d %H:%M:%S")
+        lines.append(f"{t()} {host} systemd[1]: Started Ranker inference service (ranker-v12).")
+        ms = lambda: f"{clock.t.strftime('%H:%M:%S')},{clock.t.microsecond // 1000:03d}"
+        lines.append(f"{t(1.2, 1.6)} {host} ranker[{pid}]: 2024-08-21 {ms()} INFO ranker.boot: build=2024.08.20-3 commit=5e0c1f7 python=3.8.10 torch=2.1.2+cu118 cuda_available=True device=Tesla T4")
+        lines.append(f"{t()} {host} ranker[{pid}]: 2024-08-21 {ms()} INFO ranker.boot: loading native ops from mlkit_ops 0.9.4")
+        tb = ["Traceback (most recent call last):",
+              '  File "/opt/ranker/serve_ranker.py", line 14, in <module>',
+              "    from mlkit_ops import fused_topk, segment_softmax",
+              f'  File "{site}/mlkit_ops/__init__.py", line 3, in <module>',
+              "    from ._C import fused_topk, segment_softmax  # noqa: F401",
+              f"ImportError: /lib/x86_64-linux-gnu/libstdc++.so.6: version `GLIBCXX_3.4.29' not found (required by {site}/mlkit_ops/_C.cpython-38-x86_64-linux-gnu.so)"]
+        ts = t(0.2, 0.5)
+        lines += [f"{ts} {host} ranker[{pid}]: {ln}" for ln in tb]
+        lines.append(f"{t()} {host} systemd[1]: ranker.service: Main process exited, code=exited, status=1/FAILURE")
+        lines.append(f"{t(0.001, 0.01)} {host} systemd[1]: ranker.service: Failed with result 'exit-code'.")
+        if attempt < 2:
+            lines.append(f"{t(5, 5.1)} {host} systemd[1]: ranker.service: Scheduled restart job, restart counter is at {attempt + 1}.")
+            lines.append(f"{t(0.001, 0.01)} {host} systemd[1]: Stopped Ranker inference service (ranker-v12).")
+        pid += rng.randint(40, 90)
+    lines.append(f"{clock.tick(5, 5.1).strftime('%b %d %H:%M:%S')} infer-t4-03 systemd[1]: ranker.service: Start request repeated too quickly.")
+    lines.append(f"{clock.tick(0.001, 0.01).strftime('%b %d %H:%M:%S')} infer-t4-03 systemd[1]: ranker.service: Failed with result 'exit-code'.")
+    lines.append(f"{clock.tick(0.001, 0.01).strftime('%b %d %H:%M:%S')} infer-t4-03 systemd[1]: Failed to start Ranker inference service (ranker-v12).")
+    hdr = [f"-- Logs begin at Mon 2024-07-29 06:11:40 UTC, end at Wed 2024-08-21 {clock.t.strftime('%H:%M:%S')} UTC. --"]
+    write_case("glibcxx-missing-systemd-focal-01", dict(
+        label="glibcxx-missing", difficulty="easy",
+        description="Inference service on an Ubuntu 20.04 T4 host crash-loops under systemd: an in-house wheel built on "
+                    "a newer OS needs GLIBCXX_3.4.29 (GCC 11) but the system libstdc++ stops at 3.4.28.",
+        facts=dict(gpu_model="Tesla T4", torch_version="2.1.2", cuda_version="11.8", python_version="3.8.10"),
+        must_mention=["libstdc++", "GLIBCXX_3.4.29"]), {"journal.txt": "\n".join(hdr + lines)})
+
+
+@case
+def glibcxx_slurm_jit_op_02():
+    rng = random.Random(502)
+    venv = "/home/jdoe/envs/llm310"
+    site = f"{venv}/lib/python3.10/site-packages"
+    ext = "/home/jdoe/.cache/torch_extensions/py310_cu118"
+    clock = Clock("2024-03-18 02:11:40", rng)
+    lines = ["===== job 4471903 (llama-sft-zero2) =====",
+             "SLURM_JOB_ID=4471903",
+             "SLURM_JOB_USER=jdoe",
+             "SLURM_JOB_PARTITION=gpu-a100",
+             "SLURM_JOB_NODELIST=gpu-a017",
+             "SLURM_NTASKS=4",
+             "SLURM_GPUS_ON_NODE=4",
+             "hostname: gpu-a017.cluster.internal   kernel: 4.18.0-513.11.1.el8_9.x86_64   os: Rocky Linux 8.9 (Green Obsidian)",
+             "",
+             "Currently Loaded Modules:",
+             "  1) python/3.10.13   2) cuda/11.8.0   3) nccl/2.18.3-cuda11.8",
+             "",
+             "+ srun -l --kill-on-bad-exit=1 python train_sft.py --deepspeed configs/zero2_fusedadam.json --model /scratch/jdoe/models/llama-2-7b --data /scratch/jdoe/data/sft_mix_v3"]
+    pfx = lambda r: f"{r}: "
+    start = []
+    for r in range(4):
+        s = [f"{pfx(r)}[{clock.ds(0.8, 1.2) if r == 0 else clock.ds()}] [INFO] [real_accelerator.py:191:get_accelerator] Setting ds_accelerator to cuda (auto detect)"]
+        start.append(s)
+    lines += interleave(rng, start, 1)
+    clock.at(3)
+    for r in range(4):
+        lines.append(f"{pfx(r)}[{clock.ds()}] [INFO] [comm.py:637:init_distributed] cdb=None")
+    lines.append(f"{pfx(0)}[{clock.ds()}] [INFO] [comm.py:668:init_distributed] Initializing TorchBackend in DeepSpeed with backend nccl")
+    clock.at(22)
+    lines.append(f"{pfx(0)}[{clock.ds()}] [INFO] [logging.py:96:log_dist] [Rank 0] DeepSpeed info: version=0.12.6, git-hash=unknown, git-branch=unknown")
+    lines += [f"{pfx(0)}gpu-a017:118220:118220 [0] NCCL INFO Bootstrap : Using ib0:10.42.3.17<0>",
+              f"{pfx(0)}gpu-a017:118220:118220 [0] NCCL INFO NET/Plugin : dlerror=libnccl-net.so: cannot open shared object file: No such file or directory No plugin found (libnccl-net.so), using internal implementation",
+              f"{pfx(0)}gpu-a017:118220:118220 [0] NCCL INFO cudaDriverVersion 12020",
+              f"{pfx(0)}NCCL version 2.18.1+cuda11.8"]
+    for r in range(4):
+        lines.append(f"{pfx(r)}gpu-a017:{118220 + r}:{118651 + r} [{r}] NCCL INFO comm 0x{0x5588a3c91a40 + 0x1f00 * r:x} rank {r} nranks 4 cudaDev {r} nvmlDev {r} busId {['7000', 'f000', '47000', '4e000'][r]} commId 0x3d95c2e1f0a7b64c - Init COMPLETE")
+    lines.append(f"{pfx(0)}[{clock.ds(1, 2)}] [INFO] [logging.py:96:log_dist] [Rank 0] DeepSpeed Flops Profiler Enabled: False")
+    for r in [0, 2, 1, 3]:
+        lines.append(f"{pfx(r)}Using {ext} as PyTorch extensions root...")
+    lines += [f"{pfx(0)}Detected CUDA files, patching ldflags",
+              f"{pfx(0)}Emitting ninja build file {ext}/fused_adam/build.ninja...",
+              f"{pfx(0)}Building extension module fused_adam...",
+              f"{pfx(0)}Allowing ninja to set a default number of workers... (overridable by setting the environment variable MAX_JOBS=N)",
+              f"{pfx(0)}ninja: no work to do.",
+              f"{pfx(0)}Loading extension module fused_adam..."]
+    tb = ["Traceback (most recent call last):",
+          '  File "/home/jdoe/projects/llm-sft/train_sft.py", line 297, in <module>',
+          "    main()",
+          '  File "/home/jdoe/projects/llm-sft/train_sft.py", line 231, in main',
+          "    engine, optimizer, train_loader, scheduler = deepspeed.initialize(",
+          f'  File "{site}/deepspeed/__init__.py", line 171, in initialize',
+          "    engine = DeepSpeedEngine(args=args,",
+          f'  File "{site}/deepspeed/runtime/engine.py", line 304, in __init__',
+          "    self._configure_optimizer(optimizer, model_parameters)",
+          f'  File "{site}/deepspeed/runtime/engine.py", line 1212, in _configure_optimizer',
+          "    basic_optimizer = self._configure_basic_optimizer(model_parameters)",
+          f'  File "{site}/deepspeed/runtime/engine.py", line 1289, in _configure_basic_optimizer',
+          "    optimizer = FusedAdam(",
+          f'  File "{site}/deepspeed/ops/adam/fused_adam.py", line 94, in __init__',
+          "    fused_adam_cuda = FusedAdamBuilder().load()",
+          f'  File "{site}/deepspeed/ops/op_builder/builder.py", line 458, in load',
+          "    return self.jit_load(verbose)",
+          f'  File "{site}/deepspeed/ops/op_builder/builder.py", line 502, in jit_load',
+          "    op_module = load(name=self.name,",
+          f'  File "{site}/torch/utils/cpp_extension.py", line 1308, in load',
+          "    return _jit_compile(",
+          f'  File "{site}/torch/utils/cpp_extension.py", line 1736, in _jit_compile',
+          "    return _import_module_from_library(name, build_directory, is_python_module)",
+          f'  File "{site}/torch/utils/cpp_extension.py", line 2132, in _import_module_from_library',
+          "    module = importlib.util.module_from_spec(spec)",
+          '  File "<frozen importlib._bootstrap>", line 571, in module_from_spec',
+          '  File "<frozen importlib._bootstrap_external>", line 1176, in create_module',
+          '  File "<frozen importlib._bootstrap>", line 241, in _call_with_frames_removed',
+          f"ImportError: /lib64/libstdc++.so.6: version `GLIBCXX_3.4.30' not found (required by {ext}/fused_adam/fused_adam.so)"]
+    streams = [[pfx(r) + ln for ln in tb] for r in range(4)]
+    streams[2] = [f"{pfx(2)}Loading extension module fused_adam..."] + streams[2]
+    streams[1] = [f"{pfx(1)}Loading extension module fused_adam..."] + streams[1]
+    streams[3] = [f"{pfx(3)}Loading extension module fused_adam..."] + streams[3]
+    lines += interleave(rng, streams, 4)
+    clock.at(0.4)
+    lines += ["srun: error: gpu-a017: task 0: Exited with exit code 1",
+              "srun: launch/slurm: _step_signal: Terminating StepId=4471903.0",
+              f"slurmstepd: error: *** STEP 4471903.0 ON gpu-a017 CANCELLED AT {clock.iso()} ***",
+              "srun: error: gpu-a017: tasks 1-3: Terminated",
+              "srun: Force Terminated StepId=4471903.0",
+              "===== job 4471903 finished: exit 143 ====="]
+    write_case("glibcxx-missing-slurm-jit-op-02", dict(
+        label="glibcxx-missing", difficulty="medium",
+        description="Slurm DeepSpeed job on Rocky 8: the JIT-built fused_adam in ~/.cache/torch_extensions was compiled "
+                    "earlier under a newer GCC module; the batch job does not load it, ninja reuses the cached build, "
+                    "and /lib64/libstdc++.so.6 lacks GLIBCXX_3.4.30. srun then cancels the step.",
+        initiating_rank=0,
+        facts=dict(launcher="srun", world_size="4", deepspeed_version="0.12.6", nccl_version="2.18.1",
+                   optimizer="FusedAdam"),
+        must_mention=["libstdc++", "GLIBCXX_3.4.30"], secrets=["jdoe"]), {"slurm-4471903.out": "\n".join(lines)})
+
+
+@case
+def glibcxx_pdsh_mixed_nodes_03():
+    rng = random.Random(503)
+    venv = "/shared/venvs/llm"
+    site = f"{venv}/lib/python3.10/site-packages"
+    clock = Clock("2024-04-09 22:03:17", rng)
+    wandb_key = hex_token(rng, 40)
+    hosts = {"worker-0": list(range(8)), "worker-1": list(range(8))}
+    wi = ds_world_info(hosts)
+    lines = [f"[{clock.ds()}] [INFO] [real_accelerator.py:191:get_accelerator] Setting ds_accelerator to cuda (auto detect)",
+             f"[{clock.ds(1, 2)}] [INFO] [multinode_runner.py:80:get_cmd] Running on the following workers: worker-0,worker-1",
+             f"[{clock.ds()}] [INFO] [runner.py:568:main] cmd = pdsh -S -f 1024 -w worker-0,worker-1 export NCCL_IB_HCA=mlx5_0,mlx5_1,mlx5_2,mlx5_3; export NCCL_SOCKET_IFNAME=bond0; export PYTHONPATH=/shared/proj/gpt-pretrain; export WANDB_API_KEY={wandb_key}; export WANDB_ENTITY=vision-lang;  cd /shared/proj/gpt-pretrain; {venv}/bin/python -u -m deepspeed.launcher.launch --world_info={wi} --node_rank=%n --master_addr=10.18.4.21 --master_port=29500 pretrain.py --deepspeed --deepspeed_config configs/ds_zero1_bf16.json --model-config configs/gpt_1b3.yaml --data /shared/data/pile_dedup_tok"]
+    for node in ("worker-1", "worker-0"):
+        p = f"{node}: "
+        lines += [f"{p}[{clock.ds(1.5, 2.5)}] [INFO] [real_accelerator.py:191:get_accelerator] Setting ds_accelerator to cuda (auto detect)",
+                  f"{p}[{clock.ds(1, 2)}] [INFO] [launch.py:145:main] WORLD INFO DICT: {{'worker-0': [0, 1, 2, 3, 4, 5, 6, 7], 'worker-1': [0, 1, 2, 3, 4, 5, 6, 7]}}",
+                  f"{p}[{clock.ds()}] [INFO] [launch.py:151:main] nnodes=2, num_local_procs=8, node_rank={0 if node == 'worker-0' else 1}",
+                  f"{p}[{clock.ds()}] [INFO] [launch.py:162:main] global_rank_mapping=defaultdict(<class 'list'>, {{'worker-0': [0, 1, 2, 3, 4, 5, 6, 7], 'worker-1': [8, 9, 10, 11, 12, 13, 14, 15]}})",
+                  f"{p}[{clock.ds()}] [INFO] [launch.py:163:main] dist_world_size=16",
+                  f"{p}[{clock.ds()}] [INFO] [launch.py:165:main] Setting CUDA_VISIBLE_DEVICES=0,1,2,3,4,5,6,7",
+                  ]
+        base = 51200 if node == "worker-1" else 61870
+        for lr in range(8):
+            lines.append(f"{p}[{clock.ds(0.001, 0.02)}] [INFO] [launch.py:253:main] process {base + lr} spawned with command: ['{venv}/bin/python', '-u', 'pretrain.py', '--local_rank={lr}', '--deepspeed', '--deepspeed_config', 'configs/ds_zero1_bf16.json', '--model-config', 'configs/gpt_1b3.yaml', '--data', '/shared/data/pile_dedup_tok']")
+    # worker-1 (older image, Ubuntu 20.04): every rank fails at import
+    clock.at(6.5)
+    tb = ["Traceback (most recent call last):",
+          '  File "/shared/proj/gpt-pretrain/pretrain.py", line 18, in <module>',
+          "    from model.gpt import GPT, GPTConfig",
+          '  File "/shared/proj/gpt-pretrain/model/gpt.py", line 9, in <module>',
+          "    from flash_attn import flash_attn_func",
+          f'  File "{site}/flash_attn/__init__.py", line 3, in <module>',
+          "    from flash_attn.flash_attn_interface import (",
+          f'  File "{site}/flash_attn/flash_attn_interface.py", line 10, in <module>',
+          "    import flash_attn_2_cuda as flash_attn_cuda",
+          f"ImportError: /lib/x86_64-linux-gnu/libstdc++.so.6: version `GLIBCXX_3.4.29' not found (required by {site}/flash_attn_2_cuda.cpython-310-x86_64-linux-gnu.so)"]
+    w1 = [["worker-1: " + ln for ln in tb] for _ in range(8)]
+    lines += interleave(rng, w1, 2)
+    # worker-0 ranks meanwhile start normally
+    for r in range(8):
+        lines.append(f"worker-0: [{clock.ds(0.01, 0.2)}] [INFO] [comm.py:637:init_distributed] cdb=None")
+    lines.append(f"worker-0: [{clock.ds()}] [INFO] [comm.py:668:init_distributed] Initializing TorchBackend in DeepSpeed with backend nccl")
+    pids1 = {lr: 51200 + lr for lr in range(8)}
+    lines.append(f"worker-1: [{clock.ds(0.3, 0.6)}] [INFO] [launch.py:315:sigkill_handler] Killing subprocess {pids1[5]}")
+    for lr in (0, 1, 2, 3, 4, 6, 7):
+        lines.append(f"worker-1: [{clock.ds(0.001, 0.01)}] [INFO] [launch.py:315:sigkill_handler] Killing subprocess {pids1[lr]}")
+    lines.append(f"worker-1: [{clock.ds()}] [ERROR] [launch.py:321:sigkill_handler] ['{venv}/bin/python', '-u', 'pretrain.py', '--local_rank=5', '--deepspeed', '--deepspeed_config', 'configs/ds_zero1_bf16.json', '--model-config', 'configs/gpt_1b3.yaml', '--data', '/shared/data/pile_dedup_tok'] exits with return code = 1")
+    lines.append("pdsh@worker-0: worker-1: ssh exited with exit code 1")
+    # 30 minutes later: the store on rank 0 gives up waiting for the 8 missing ranks
+    clock.at(1801.2)
+    tb0 = ["Traceback (most recent call last):",
+           '  File "/shared/proj/gpt-pretrain/pretrain.py", line 301, in <module>',
+           "    main()",
+           '  File "/shared/proj/gpt-pretrain/pretrain.py", line 188, in main',
+           '    deepspeed.init_distributed(dist_backend="nccl")',
+           f'  File "{site}/deepspeed/comm/comm.py", line 670, in init_distributed',
+           "    cdb = TorchBackend(dist_backend, timeout, init_method, rank, world_size)",
+           f'  File "{site}/deepspeed/comm/torch.py", line 121, in __init__',
+           "    self.init_process_group(backend, timeout, init_method, rank, world_size)",
+           f'  File "{site}/deepspeed/comm/torch.py", line 149, in init_process_group',
+           "    torch.distributed.init_process_group(backend,",
+           f'  File "{site}/torch/distributed/c10d_logger.py", line 74, in wrapper',
+           "    func_return = func(*args, **kwargs)",
+           f'  File "{site}/torch/distributed/distributed_c10d.py", line 1141, in init_process_group',
+           "    store, rank, world_size = next(rendezvous_iterator)",
+           f'  File "{site}/torch/distributed/rendezvous.py", line 241, in _env_rendezvous_handler',
+           "    store = _create_c10d_store(master_addr, master_port, rank, world_size, timeout)",
+           f'  File "{site}/torch/distributed/rendezvous.py", line 172, in _create_c10d_store',
+           "    return TCPStore(",
+           "torch.distributed.DistStoreError: Timed out after 1801 seconds waiting for clients. 8/16 clients joined."]
+    lines += ["worker-0: " + ln for ln in tb0]
+    pids0 = {lr: 61870 + lr for lr in range(8)}
+    lines.append(f"worker-0: [{clock.ds(0.5, 0.9)}] [INFO] [launch.py:315:sigkill_handler] Killing subprocess {pids0[0]}")
+    for lr in range(1, 8):
+        lines.append(f"worker-0: [{clock.ds(0.001, 0.01)}] [INFO] [launch.py:315:sigkill_handler] Killing subprocess {pids0[lr]}")
+    lines.append(f"worker-0: [{clock.ds()}] [ERROR] [launch.py:321:sigkill_handler] ['{venv}/bin/python', '-u', 'pretrain.py', '--local_rank=0', '--deepspeed', '--deepspeed_config', 'configs/ds_zero1_bf16.json', '--model-config', 'configs/gpt_1b3.yaml', '--data', '/shared/data/pile_dedup_tok'] exits with return code = 1")
+    lines.append("pdsh@worker-0: worker-0: ssh exited with exit code 1")
+    write_case("glibcxx-missing-pdsh-mixed-nodes-03", dict(
+        label="glibcxx-missing", difficulty="hard",
+        description="2-node DeepSpeed (pdsh) run from a shared NFS venv; worker-1 still runs an Ubuntu 20.04 image whose "
+                    "libstdc++ lacks GLIBCXX_3.4.29 needed by flash-attn built on 22.04, so its 8 ranks die at import; "
+                    "worker-0's rank 0 times out 30 minutes later with DistStoreError '8/16 clients joined'.",
+        initiating_rank=13,
+        facts=dict(launcher="deepspeed", world_size="16", num_nodes="2", exit_code="1"),
+        must_mention=["GLIBCXX_3.4.29", "worker-1"], secrets=[wandb_key]), {"pdsh-run.log": "\n".join(lines)})
+
+
+
+# ================================================================================================================
+# torch-compile-failure
+# ================================================================================================================
+
+# Captured from a real run (torch 2.13.0+cpu, Python 3.11, container without any C/C++ compiler on PATH).
+# Only the venv path (/opt/venv) and the script path (/app/train_cls.py) were substituted.
+REAL_CPU_COMPILE_NO_CXX = r'''torch 2.13.0+cpu | cuda available: False | threads: 2
+config: epochs=3 batch_size=64 compile=True
+model params: 36,106
+compiling model with torch.compile(mode='default') ...
+Traceback (most recent call last):
+  File "/app/train_cls.py", line 17, in <module>
+    loss = nn.functional.cross_entropy(model(x), y)
+                                       ^^^^^^^^
+  File "/opt/venv/lib/python3.11/site-packages/torch/_dynamo/eval_frame.py", line 511, in __call__
+    return super().__call__(*args, **kwargs)
+           ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+  File "/opt/venv/lib/python3.11/site-packages/torch/nn/modules/module.py", line 1778, in _wrapped_call_impl
+    return self._call_impl(*args, **kwargs)
+           ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+  File "/opt/venv/lib/python3.11/site-packages/torch/nn/modules/module.py", line 1789, in _call_impl
+    return forward_call(*args, **kwargs)
+           ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+  File "/opt/venv/lib/python3.11/site-packages/torch/_dynamo/eval_frame.py", line 1183, in compile_wrapper
+    raise e.remove_dynamo_frames() from None  # see TORCHDYNAMO_VERBOSE=1
+    ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+  File "/opt/venv/lib/python3.11/site-packages/torch/_inductor/compile_fx.py", line 1079, in _compile_fx_inner
+    raise InductorError(e, currentframe()).with_traceback(
+  File "/opt/venv/lib/python3.11/site-packages/torch/_inductor/compile_fx.py", line 1059, in _compile_fx_inner
+    mb_compiled_graph = fx_codegen_and_compile(
+                        ^^^^^^^^^^^^^^^^^^^^^^^
+  File "/opt/venv/lib/python3.11/site-packages/torch/_inductor/compile_fx.py", line 1847, in fx_codegen_and_compile
+    return scheme.codegen_and_compile(gm, example_inputs, inputs_to_check, graph_kwargs)
+           ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+  File "/opt/venv/lib/python3.11/site-packages/torch/_inductor/compile_fx.py", line 1608, in codegen_and_compile
+    compiled_module = graph.compile_to_module()
+                      ^^^^^^^^^^^^^^^^^^^^^^^^^
+  File "/opt/venv/lib/python3.11/site-packages/torch/_inductor/graph.py", line 2669, in compile_to_module
+    return self._compile_to_module()
+           ^^^^^^^^^^^^^^^^^^^^^^^^^
+  File "/opt/venv/lib/python3.11/site-packages/torch/_inductor/graph.py", line 2675, in _compile_to_module
+    self.codegen_with_cpp_wrapper() if self.cpp_wrapper else self.codegen()
+                                                             ^^^^^^^^^^^^^^
+  File "/opt/venv/lib/python3.11/site-packages/torch/_inductor/graph.py", line 2611, in codegen
+    self.scheduler.codegen()
+  File "/opt/venv/lib/python3.11/site-packages/torch/_inductor/scheduler.py", line 9206, in codegen
+    self._codegen_partitions()
+  File "/opt/venv/lib/python3.11/site-packages/torch/_inductor/scheduler.py", line 9354, in _codegen_partitions
+    self._codegen(partition)
+  File "/opt/venv/lib/python3.11/site-packages/torch/_inductor/scheduler.py", line 9508, in _codegen
+    self.get_backend(device).codegen_node(node)
+  File "/opt/venv/lib/python3.11/site-packages/torch/_inductor/codegen/cpp.py", line 5546, in codegen_node
+    self.codegen_outer_loop_node(node)
+  File "/opt/venv/lib/python3.11/site-packages/torch/_inductor/codegen/cpp.py", line 5520, in codegen_outer_loop_node
+    if not try_outer_loop_fusion_with_local_buf(node):
+           ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+  File "/opt/venv/lib/python3.11/site-packages/torch/_inductor/codegen/cpp.py", line 5491, in try_outer_loop_fusion_with_local_buf
+    cpp_kernel_proxy = self.kernel_proxy_cls(kernel_group)
+                       ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+  File "/opt/venv/lib/python3.11/site-packages/torch/_inductor/codegen/cpp.py", line 4182, in __init__
+    self.picked_vec_isa: cpu_vec_isa.VecISA = cpu_vec_isa.pick_vec_isa()
+                                              ^^^^^^^^^^^^^^^^^^^^^^^^^^
+  File "/opt/venv/lib/python3.11/site-packages/torch/_inductor/cpu_vec_isa.py", line 653, in pick_vec_isa
+    _valid_vec_isa_list: list[VecISA] = valid_vec_isa_list()
+                                        ^^^^^^^^^^^^^^^^^^^^
+  File "/opt/venv/lib/python3.11/site-packages/torch/_inductor/cpu_vec_isa.py", line 640, in valid_vec_isa_list
+    isa_list.extend(
+  File "/opt/venv/lib/python3.11/site-packages/torch/_inductor/cpu_vec_isa.py", line 640, in <genexpr>
+    isa_list.extend(
+                   ^
+  File "/opt/venv/lib/python3.11/site-packages/torch/_inductor/cpu_vec_isa.py", line 380, in __bool__
+    if super().__bool__():
+       ^^^^^^^^^^^^^^^^^^
+  File "/opt/venv/lib/python3.11/site-packages/torch/_inductor/cpu_vec_isa.py", line 320, in __bool__
+    if super().__bool__():
+       ^^^^^^^^^^^^^^^^^^
+  File "/opt/venv/lib/python3.11/site-packages/torch/_inductor/cpu_vec_isa.py", line 211, in __bool__
+    return self.__bool__impl(config.cpp.vec_isa_ok)
+           ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+  File "/opt/venv/lib/python3.11/site-packages/torch/_inductor/cpu_vec_isa.py", line 221, in __bool__impl
+    return self.check_build(VecISA._avx_code)
+           ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+  File "/opt/venv/lib/python3.11/site-packages/torch/_inductor/cpu_vec_isa.py", line 183, in check_build
+    extra=_get_isa_dry_compile_fingerprint(self.build_arch_flags()),
+          ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+  File "/opt/venv/lib/python3.11/site-packages/torch/_inductor/cpu_vec_isa.py", line 30, in _get_isa_dry_compile_fingerprint
+    compiler_info = get_compiler_version_info(get_cpp_compiler())
+                                              ^^^^^^^^^^^^^^^^^^
+  File "/opt/venv/lib/python3.11/site-packages/torch/_inductor/cpp_builder.py", line 395, in get_cpp_compiler
+    compiler = cpp_compiler_search(search)
+               ^^^^^^^^^^^^^^^^^^^^^^^^^^^
+  File "/opt/venv/lib/python3.11/site-packages/torch/_inductor/cpp_builder.py", line 108, in cpp_compiler_search
+    raise exc.InvalidCxxCompiler
+torch._inductor.exc.InductorError: InvalidCxxCompiler: No working C++ compiler found in torch._inductor.config.cpp.cxx: (None, 'g++')
+
+Set TORCHDYNAMO_VERBOSE=1 for the internal stack trace (please do this especially if you're reporting a bug to PyTorch). For even more developer context, set TORCH_LOGS="+dynamo"
+
+'''
+
+
+@case
+def compile_slim_ci_cpu_01():
+    lines = ["$ docker build -t cls-train:ci -f docker/Dockerfile.cpu .",
+             "Sending build context to Docker daemon  48.13kB",
+             "Step 1/7 : FROM python:3.11-slim",
+             " ---> 6c5e2b8f0a1d",
+             "Step 2/7 : ENV PIP_NO_CACHE_DIR=1 PYTHONUNBUFFERED=1",
+             " ---> Using cache",
+             " ---> 0b7d1e9a4c3f",
+             "Step 3/7 : RUN python -m venv /opt/venv",
+             " ---> Using cache",
+             " ---> 9e4a2c7d1b05",
+             "Step 4/7 : ENV PATH=/opt/venv/bin:$PATH",
+             " ---> Using cache",
+             " ---> 51d0c8e3a6b2",
+             "Step 5/7 : RUN pip install --index-url https://download.pytorch.org/whl/cpu torch==2.13.0",
+             " ---> Using cache",
+             " ---> a3f6e1d2c9b8",
+             "Step 6/7 : COPY train_cls.py /app/train_cls.py",
+             " ---> 7d2b9c4e0f13",
+             "Step 7/7 : WORKDIR /app",
+             " ---> Running in 4f0e6a1b2c3d",
+             "Removing intermediate container 4f0e6a1b2c3d",
+             " ---> e81c5a0d7b94",
+             "Successfully built e81c5a0d7b94",
+             "Successfully tagged cls-train:ci",
+             "$ docker run --rm cls-train:ci python train_cls.py --compile"]
+    lines += REAL_CPU_COMPILE_NO_CXX.rstrip("\n").split("\n")
+    lines += ["$ echo $?", "1"]
+    write_case("torch-compile-failure-slim-ci-cpu-01", dict(
+        label="torch-compile-failure", difficulty="easy",
+        description="Real CPU run: torch.compile in a python:3.11-slim image with no C++ compiler; Inductor's CPU "
+                    "backend raises InductorError InvalidCxxCompiler at the first forward.",
+        facts=dict(torch_version="2.13.0", launcher="python"),
+        must_mention=["compiler", "g++"]), {"ci.log": "\n".join(lines)})
+
+
+@case
+def compile_python_h_missing_02():
+    rng = random.Random(602)
+    site = "/usr/local/lib/python3.10/dist-packages"
+    tmp = "/tmp/tmpq2_3b8xz"
+    lines = ["root@finetune-a10g:/workspace# accelerate launch --num_processes 1 --mixed_precision bf16 train.py --model Qwen/Qwen1.5-1.8B --data data/summaries.jsonl --torch_compile --per_device_train_batch_size 8 --max_steps 3000",
+             "The following values were not passed to `accelerate launch` and had defaults used instead:",
+             "\t`--num_machines` was set to a value of `1`",
+             "\t`--dynamo_backend` was set to a value of `'no'`",
+             "To avoid this warning pass in values for each of the problematic parameters or run `accelerate config`.",
+             "[train.py] torch 2.4.0+cu121 | triton 3.0.0 | transformers 4.42.4 | device NVIDIA A10G",
+             "Special tokens have been added in the vocabulary, make sure the associated word embeddings are fine-tuned or trained.",
+             "Map: 100%|██████████| 48000/48000 [00:09<00:00, 5212.37 examples/s]",
+             "max_steps is given, it will override any value given in num_train_epochs",
+             "  0%|          | 0/3000 [00:00<?, ?it/s]",
+             f"{tmp}/main.c:5:10: fatal error: Python.h: No such file or directory",
+             "    5 | #include <Python.h>",
+             "      |          ^~~~~~~~~~",
+             "compilation terminated.",
+             "Traceback (most recent call last):",
+             '  File "/workspace/train.py", line 142, in <module>',
+             "    trainer.train()",
+             f'  File "{site}/transformers/trainer.py", line 1780, in train',
+             "    return inner_training_loop(",
+             f'  File "{site}/transformers/trainer.py", line 2118, in _inner_training_loop',
+             "    tr_loss_step = self.training_step(model, inputs)",
+             f'  File "{site}/transformers/trainer.py", line 3036, in training_step',
+             "    loss = self.compute_loss(model, inputs)",
+             f'  File "{site}/transformers/trainer.py", line 3059, in compute_loss',
+             "    outputs = model(**inputs)",
+             f'  File "{site}/torch/nn/modules/module.py", line 1553, in _wrapped_call_impl',
+             "    return self._call_impl(*args, **kwargs)",
+             f'  File "{site}/torch/nn/modules/module.py", line 1562, in _call_impl',
+             "    return forward_call(*args, **kwargs)",
+             f'  File "{site}/torch/_dynamo/eval_frame.py", line 451, in _fn',
+             "    return fn(*args, **kwargs)",
+             f'  File "{site}/torch/nn/modules/module.py", line 1553, in _wrapped_call_impl',
+             "    return self._call_impl(*args, **kwargs)",
+             f'  File "{site}/torch/nn/modules/module.py", line 1562, in _call_impl',
+             "    return forward_call(*args, **kwargs)",
+             f'  File "{site}/accelerate/utils/operations.py", line 822, in forward',
+             "    return model_forward(*args, **kwargs)",
+             f'  File "{site}/accelerate/utils/operations.py", line 810, in __call__',
+             "    return convert_to_fp32(self.model_forward(*args, **kwargs))",
+             f'  File "{site}/torch/amp/autocast_mode.py", line 16, in decorate_autocast',
+             "    return func(*args, **kwargs)",
+             f'  File "{site}/torch/_dynamo/eval_frame.py", line 921, in catch_errors',
+             "    return callback(frame, cache_entry, hooks, frame_state)",
+             f'  File "{site}/torch/_dynamo/convert_frame.py", line 1116, in __call__',
+             "    result = self._inner_convert(",
+             f'  File "{site}/torch/_dynamo/convert_frame.py", line 472, in __call__',
+             "    return _compile(",
+             f'  File "{site}/torch/_dynamo/convert_frame.py", line 646, in _compile',
+             "    guarded_code = compile_inner(code, one_graph, hooks, transform)",
+             f'  File "{site}/torch/_dynamo/utils.py", line 244, in time_wrapper',
+             "    r = func(*args, **kwargs)",
+             f'  File "{site}/torch/_dynamo/convert_frame.py", line 562, in compile_inner',
+             "    out_code = transform_code_object(code, transform)",
+             f'  File "{site}/torch/_dynamo/bytecode_transformation.py", line 1033, in transform_code_object',
+             "    transformations(instructions, code_options)",
+             f'  File "{site}/torch/_dynamo/convert_frame.py", line 151, in _fn',
+             "    return fn(*args, **kwargs)",
+             f'  File "{site}/torch/_dynamo/convert_frame.py", line 527, in transform',
+             "    tracer.run()",
+             f'  File "{site}/torch/_dynamo/symbolic_convert.py", line 2128, in run',
+             "    super().run()",
+             f'  File "{site}/torch/_dynamo/symbolic_convert.py", line 818, in run',
+             "    and self.step()",
+             f'  File "{site}/torch/_dynamo/symbolic_convert.py", line 781, in step',
+             "    getattr(self, inst.opname)(inst)",
+             f'  File "{site}/torch/_dynamo/symbolic_convert.py", line 2243, in RETURN_VALUE',
+             "    self.output.compile_subgraph(",
+             f'  File "{site}/torch/_dynamo/output_graph.py", line 919, in compile_subgraph',
+             "    self.compile_and_call_fx_graph(tx, list(reversed(stack_values)), root)",
+             '  File "/usr/lib/python3.10/contextlib.py", line 79, in inner',
+             "    return func(*args, **kwds)",
+             f'  File "{site}/torch/_dynamo/output_graph.py", line 1087, in compile_and_call_fx_graph',
+             "    compiled_fn = self.call_user_compiler(gm)",
+             f'  File "{site}/torch/_dynamo/utils.py", line 244, in time_wrapper',
+             "    r = func(*args, **kwargs)",
+             f'  File "{site}/torch/_dynamo/output_graph.py", line 1159, in call_user_compiler',
+             "    raise BackendCompilerFailed(self.compiler_fn, e).with_traceback(",
+             f'  File "{site}/torch/_dynamo/output_graph.py", line 1140, in call_user_compiler',
+             "    compiled_fn = compiler_fn(gm, self.example_inputs())",
+             f'  File "{site}/torch/_dynamo/repro/after_dynamo.py", line 117, in debug_wrapper',
+             "    compiled_gm = compiler_fn(gm, example_inputs)",
+             f'  File "{site}/torch/__init__.py", line 1668, in __call__',
+             "    return compile_fx(model_, inputs_, config_patches=self.config)",
+             '  File "/usr/lib/python3.10/contextlib.py", line 79, in inner',
+             "    return func(*args, **kwds)",
+             f'  File "{site}/torch/_inductor/compile_fx.py", line 1168, in compile_fx',
+             "    return aot_autograd(",
+             f'  File "{site}/torch/_dynamo/backends/common.py", line 55, in compiler_fn',
+             "    cg = aot_module_simplified(gm, example_inputs, **kwargs)",
+             f'  File "{site}/torch/_functorch/aot_autograd.py", line 887, in aot_module_simplified',
+             "    compiled_fn = create_aot_dispatcher_function(",
+             f'  File "{site}/torch/_dynamo/utils.py", line 244, in time_wrapper',
+             "    r = func(*args, **kwargs)",
+             f'  File "{site}/torch/_functorch/aot_autograd.py", line 600, in create_aot_dispatcher_function',
+             "    compiled_fn = compiler_fn(flat_fn, fake_flat_args, aot_config, fw_metadata=fw_metadata)",
+             f'  File "{site}/torch/_functorch/_aot_autograd/runtime_wrappers.py", line 425, in aot_wrapper_dedupe',
+             "    return compiler_fn(flat_fn, leaf_flat_args, aot_config, fw_metadata=fw_metadata)",
+             f'  File "{site}/torch/_functorch/_aot_autograd/runtime_wrappers.py", line 630, in aot_wrapper_synthetic_base',
+             "    return compiler_fn(flat_fn, flat_args, aot_config, fw_metadata=fw_metadata)",
+             f'  File "{site}/torch/_functorch/_aot_autograd/jit_compile_runtime_wrappers.py", line 295, in aot_dispatch_autograd',
+             "    compiled_fw_func = aot_config.fw_compiler(fw_module, adjusted_flat_args)",
+             f'  File "{site}/torch/_dynamo/utils.py", line 244, in time_wrapper',
+             "    r = func(*args, **kwargs)",
+             f'  File "{site}/torch/_inductor/compile_fx.py", line 1100, in fw_compiler_base',
+             "    return inner_compile(",
+             f'  File "{site}/torch/_dynamo/repro/after_aot.py", line 83, in debug_wrapper',
+             "    inner_compiled_fn = compiler_fn(gm, example_inputs)",
+             f'  File "{site}/torch/_inductor/debug.py", line 305, in inner',
+             "    return fn(*args, **kwargs)",
+             '  File "/usr/lib/python3.10/contextlib.py", line 79, in inner',
+             "    return func(*args, **kwds)",
+             f'  File "{site}/torch/_inductor/compile_fx.py", line 320, in compile_fx_inner',
+             "    compiled_graph = fx_codegen_and_compile(",
+             f'  File "{site}/torch/_inductor/compile_fx.py", line 550, in fx_codegen_and_compile',
+             "    compiled_fn = graph.compile_to_fn()",
+             f'  File "{site}/torch/_inductor/graph.py", line 1116, in compile_to_fn',
+             "    return self.compile_to_module().call",
+             f'  File "{site}/torch/_dynamo/utils.py", line 244, in time_wrapper',
+             "    r = func(*args, **kwargs)",
+             f'  File "{site}/torch/_inductor/graph.py", line 1070, in compile_to_module',
+             "    mod = PyCodeCache.load_by_key_path(",
+             f'  File "{site}/torch/_inductor/codecache.py", line 1892, in load_by_key_path',
+             "    exec(code, mod.__dict__, mod.__dict__)",
+             '  File "/tmp/torchinductor_root/rq/crqw4x3kq2m5yb6zkq3v2hfdkmxs6lfe7c4a5qz6uy3jl2m7bqxv.py", line 1417, in <module>',
+             "    async_compile.wait(globals())",
+             f'  File "{site}/torch/_inductor/codecache.py", line 2470, in wait',
+             "    scope[key] = result.result()",
+             f'  File "{site}/torch/_inductor/codecache.py", line 2277, in result',
+             "    self.kernel.precompile()",
+             f'  File "{site}/torch/_inductor/runtime/triton_heuristics.py", line 183, in precompile',
+             "    compiled_binary, launcher = self._precompile_config(",
+             f'  File "{site}/torch/_inductor/runtime/triton_heuristics.py", line 287, in _precompile_config',
+             "    binary._init_handles()",
+             f'  File "{site}/triton/compiler/compiler.py", line 222, in _init_handles',
+             "    device = driver.get_current_device()",
+             f'  File "{site}/triton/runtime/driver.py", line 23, in __getattr__',
+             "    self._initialize_obj()",
+             f'  File "{site}/triton/runtime/driver.py", line 20, in _initialize_obj',
+             "    self._obj = self._init_fn()",
+             f'  File "{site}/triton/runtime/driver.py", line 9, in _create_driver',
+             "    return actives[0]()",
+             f'  File "{site}/triton/backends/nvidia/driver.py", line 349, in __init__',
+             "    self.utils = CudaUtils()  # TODO: make static",
+             f'  File "{site}/triton/backends/nvidia/driver.py", line 49, in __init__',
+             '    mod = compile_module_from_src(Path(os.path.join(dirname, "driver.c")).read_text(), "cuda_utils")',
+             f'  File "{site}/triton/backends/nvidia/driver.py", line 26, in compile_module_from_src',
+             "    so = _build(name, src_path, tmpdir, library_dir, include_dir, libraries)",
+             f'  File "{site}/triton/runtime/build.py", line 79, in _build',
+             "    ret = subprocess.check_call(cc_cmd)",
+             '  File "/usr/lib/python3.10/subprocess.py", line 369, in check_call',
+             "    raise CalledProcessError(retcode, cmd)",
+             "torch._dynamo.exc.BackendCompilerFailed: backend='inductor' raised:",
+             f"CalledProcessError: Command '['/usr/bin/gcc', '{tmp}/main.c', '-O3', '-shared', '-fPIC', '-o', '{tmp}/cuda_utils.cpython-310-x86_64-linux-gnu.so', '-lcuda', '-L{site}/triton/backends/nvidia/lib', '-L/lib/x86_64-linux-gnu', '-I{site}/triton/backends/nvidia/include', '-I{tmp}', '-I/usr/include/python3.10']' returned non-zero exit status 1.",
+             "",
+             'Set TORCH_LOGS="+dynamo" and TORCHDYNAMO_VERBOSE=1 for more information',
+             "",
+             "",
+             "You can suppress this exception and fall back to eager by setting:",
+             "    import torch._dynamo",
+             "    torch._dynamo.config.suppress_errors = True",
+             "",
+             "  0%|          | 0/3000 [00:41<?, ?it/s]",
+             "Traceback (most recent call last):",
+             '  File "/usr/local/bin/accelerate", line 8, in <module>',
+             "    sys.exit(main())",
+             f'  File "{site}/accelerate/commands/accelerate_cli.py", line 46, in main',
+             "    args.func(args)",
+             f'  File "{site}/accelerate/commands/launch.py", line 1075, in launch_command',
+             "    simple_launcher(args)",
+             f'  File "{site}/accelerate/commands/launch.py", line 681, in simple_launcher',
+             "    raise subprocess.CalledProcessError(returncode=process.returncode, cmd=cmd)",
+             "subprocess.CalledProcessError: Command '['/usr/bin/python', 'train.py', '--model', 'Qwen/Qwen1.5-1.8B', '--data', 'data/summaries.jsonl', '--torch_compile', '--per_device_train_batch_size', '8', '--max_steps', '3000']' returned non-zero exit status 1.",
+             "root@finetune-a10g:/workspace# "]
+    write_case("torch-compile-failure-python-h-missing-02", dict(
+        label="torch-compile-failure", difficulty="medium",
+        description="HF Trainer with torch_compile on an A10G in an image without python3-dev: Triton cannot build its "
+                    "cuda_utils launcher (gcc: Python.h missing); Dynamo wraps it as BackendCompilerFailed / "
+                    "CalledProcessError and accelerate ends with its own CalledProcessError.",
+        facts=dict(gpu_model="A10G", torch_version="2.4.0", cuda_version="12.1", transformers_version="4.42.4",
+                   launcher="accelerate", precision="bf16"),
+        must_mention=["Python.h", "python3-dev"]), {"train.log": "\n".join(lines)})

@@ -403,3 +403,1013 @@ def fake_token(rng: random.Random, alphabet: str, n: int) -> str:
 ALNUM = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
 UPALNUM = "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
 HEX = "0123456789abcdef"
+
+
+# ==================================================================================================
+# cuda-oom
+# ==================================================================================================
+
+
+def case_cuda_oom_01() -> Case:
+    """Plain python, single A10G, full bf16 fine-tune of a 7B model with HF Trainer: OOM at step 1."""
+    rng = random.Random(101)
+    site = "/opt/conda/envs/sft/lib/python3.10/site-packages"
+    smi = nvidia_smi("Tue Jan 16 09:58:04 2024", "535.104.12", "12.2", "NVIDIA A10G", 1, rng,
+                     bus=["00000000:00:1E.0"], used=[0])
+    log = [
+        "+ nvidia-smi", smi,
+        "+ python sft.py --model_name_or_path mistralai/Mistral-7B-v0.1 --train_file data/support_tickets.jsonl "
+        "--output_dir runs/mistral-sft-0116 --bf16 --per_device_train_batch_size 4 --gradient_accumulation_steps 8 "
+        "--learning_rate 2e-5 --num_train_epochs 3 --max_seq_length 2048 --logging_steps 10 --save_steps 500",
+        "[2024-01-16 09:58:11] torch 2.1.2+cu121 | transformers 4.36.2 | accelerate 0.25.0 | datasets 2.16.1",
+        "[2024-01-16 09:58:11] cuda available: True, device: NVIDIA A10G (1 visible)",
+        "config.json: 100%|██████████| 571/571 [00:00<00:00, 3.12MB/s]",
+        "model.safetensors.index.json: 100%|██████████| 25.1k/25.1k [00:00<00:00, 61.3MB/s]",
+        "Downloading shards:   0%|          | 0/2 [00:00<?, ?it/s]",
+        "model-00001-of-00002.safetensors: 100%|██████████| 9.94G/9.94G [01:02<00:00, 159MB/s]",
+        "Downloading shards:  50%|█████     | 1/2 [01:02<01:02, 62.51s/it]",
+        "model-00002-of-00002.safetensors: 100%|██████████| 4.54G/4.54G [00:28<00:00, 160MB/s]",
+        "Downloading shards: 100%|██████████| 2/2 [01:31<00:00, 45.53s/it]",
+        "Loading checkpoint shards: 100%|██████████| 2/2 [00:06<00:00,  3.21s/it]",
+        "generation_config.json: 100%|██████████| 116/116 [00:00<00:00, 412kB/s]",
+        "tokenizer_config.json: 100%|██████████| 967/967 [00:00<00:00, 5.41MB/s]",
+        "tokenizer.model: 100%|██████████| 493k/493k [00:00<00:00, 28.3MB/s]",
+        "tokenizer.json: 100%|██████████| 1.80M/1.80M [00:00<00:00, 9.73MB/s]",
+        "special_tokens_map.json: 100%|██████████| 72.0/72.0 [00:00<00:00, 398kB/s]",
+        "[2024-01-16 10:00:01] model loaded: 7,241,732,096 params, dtype=torch.bfloat16, device=cuda:0",
+        "[2024-01-16 10:00:01] tokenizer has no pad token, using eos_token as pad_token",
+        "Generating train split: 48213 examples [00:01, 31877.12 examples/s]",
+    ]
+    # datasets map progress
+    for n in (1000, 12000, 24000, 36000, 48213):
+        log.append("Map (num_proc=8): " + tqdm_bar(n, 48213, n / 2481.09, 1 / 2481.09, unit=" examples")
+                   .replace("  examples/s", " examples/s"))
+    log += [
+        "Filter: 100%|██████████| 48213/48213 [00:02<00:00, 19011.52 examples/s]",
+        "[2024-01-16 10:00:25] train examples after length filter (<= 2048 tokens): 47102",
+        "Detected kernel version 5.4.0, which is below the recommended minimum of 5.5.0; this can cause the process "
+        "to hang. It is recommended to upgrade the kernel to the minimum version or higher.",
+        "huggingface/tokenizers: The current process just got forked, after parallelism has already been used. "
+        "Disabling parallelism to avoid deadlocks...",
+        "To disable this warning, you can either:",
+        "\t- Avoid using `tokenizers` before the fork if possible",
+        "\t- Explicitly set the environment variable TOKENIZERS_PARALLELISM=(true | false)",
+        hf_train_header(47102, 3, 4, 32, 8, 4416, 7241732096),
+        "  0%|          | 0/4416 [00:00<?, ?it/s]",
+        "Traceback (most recent call last):",
+        '  File "/home/ubuntu/sft/sft.py", line 176, in <module>',
+        "    main()",
+        '  File "/home/ubuntu/sft/sft.py", line 172, in main',
+        "    trainer.train(resume_from_checkpoint=args.resume)",
+        f'  File "{site}/transformers/trainer.py", line 1537, in train',
+        "    return inner_training_loop(",
+        f'  File "{site}/transformers/trainer.py", line 1854, in _inner_training_loop',
+        "    tr_loss_step = self.training_step(model, inputs)",
+        f'  File "{site}/transformers/trainer.py", line 2744, in training_step',
+        "    self.accelerator.backward(loss)",
+        f'  File "{site}/accelerate/accelerator.py", line 1905, in backward',
+        "    loss.backward(**kwargs)",
+        f'  File "{site}/torch/_tensor.py", line 492, in backward',
+        "    torch.autograd.backward(",
+        f'  File "{site}/torch/autograd/__init__.py", line 251, in backward',
+        "    Variable._execution_engine.run_backward(  # Calls into the C++ engine to run the backward pass",
+        "torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 224.00 MiB. GPU 0 has a total capacty of "
+        "22.19 GiB of which 51.50 MiB is free. Including non-PyTorch memory, this process has 22.13 GiB memory in use. "
+        "Of the allocated memory 21.68 GiB is allocated by PyTorch, and 161.27 MiB is reserved by PyTorch but "
+        "unallocated. If reserved but unallocated memory is large try setting max_split_size_mb to avoid "
+        "fragmentation.  See documentation for Memory Management and PYTORCH_CUDA_ALLOC_CONF",
+        "  0%|          | 0/4416 [00:07<?, ?it/s]",
+    ]
+    return Case(
+        "cuda-oom-mistral7b-full-ft-a10g-01", "cuda-oom", "easy",
+        "Single A10G (24 GB): full bf16 fine-tune of Mistral-7B with HF Trainer, batch 4 x 2048 tokens; the first "
+        "backward runs out of GPU memory (weights alone are 14.5 GB, no LoRA, no gradient checkpointing).",
+        None,
+        {"gpu_model": "A10G", "driver_version": "535.104.12", "torch_version": "2.1.2", "cuda_version": "12.1",
+         "transformers_version": "4.36.2", "launcher": "python", "oom_tried_to_allocate": "224.00 MiB",
+         "precision": "bf16"},
+        ["LoRA", "gradient"],
+        {"train.log": "\n".join(log)},
+    )
+
+
+def case_cuda_oom_02() -> Case:
+    """deepspeed launcher over pdsh, 2 nodes x 8 A100-80GB, ZeRO-2; rank 11 OOMs in attention at step 1, node 1
+    ranks die 30 minutes later of the NCCL watchdog and pdsh reports both nodes."""
+    import base64
+    import json
+
+    rng = random.Random(102)
+    n1, n2 = "gpu-a100-11", "gpu-a100-12"
+    user = "mchen"
+    home = f"/fsx/home/{user}"
+    hf_tok = "hf_" + fake_token(rng, ALNUM, 34)
+    site = "/usr/local/lib/python3.10/dist-packages"
+    t0 = dt("2023-10-04 21:14:02")
+    world = {n1: list(range(8)), n2: list(range(8))}
+    winfo = base64.urlsafe_b64encode(json.dumps(world).encode()).decode()
+    args = ("--deepspeed configs/ds_zero2_bf16.json --model_name_or_path meta-llama/Llama-2-13b-hf "
+            "--data_path /fsx/data/sft_mix_v3 --max_seq_len 4096 --per_device_train_batch_size 8 "
+            "--gradient_accumulation_steps 2 --learning_rate 1e-5 --num_train_epochs 2 "
+            "--output_dir /fsx/ckpt/l2-13b-sft-v3 --report_to wandb")
+    argl = str(args.split()).strip("[]")
+    L: list[str] = []
+    last: dict[str | None, datetime] = {}
+
+    def ds(t: datetime, lvl: str, src: str, msg: str, host: str | None = None) -> None:
+        tt = t + timedelta(microseconds=rng.randint(0, 45000))
+        if host in last and tt <= last[host]:
+            tt = last[host] + timedelta(microseconds=rng.randint(200, 1500))
+        last[host] = tt
+        line = f"{ds_ts(tt)} [{lvl}] [{src}] {msg}"
+        if host:
+            line = f"{host}: " + line.replace("\n", f"\n{host}: ")
+        L.append(line)
+
+    L.append(f"(sft) {user}@{n1}:~/llm-sft$ deepspeed --hostfile hostfile --master_addr {n1} --master_port 29611 "
+             f"train.py {args}")
+    ds(t0, "INFO", "real_accelerator.py:158:get_accelerator", "Setting ds_accelerator to cuda (auto detect)")
+    ds(t0 + timedelta(seconds=1.8), "INFO", "multinode_runner.py:72:get_cmd",
+       f"Running on the following workers: {n1},{n2}")
+    ds(t0 + timedelta(seconds=1.8), "INFO", "runner.py:570:main",
+       f"cmd = pdsh -S -f 1024 -w {n1},{n2} export PYTHONPATH={home}/llm-sft;  export NCCL_IB_HCA=mlx5; "
+       f"export NCCL_SOCKET_IFNAME=ens; export HF_TOKEN={hf_tok}; export WANDB_PROJECT=llm-sft;  "
+       f"cd {home}/llm-sft; /usr/bin/python3 -u -m deepspeed.launcher.launch --world_info={winfo} --node_rank=%n "
+       f"--master_addr={n1} --master_port=29611 train.py {args}")
+    t = t0 + timedelta(seconds=4.4)
+    for node_rank, host in enumerate((n1, n2)):
+        tt = t + timedelta(milliseconds=rng.randint(10, 400))
+        ds(tt, "INFO", "real_accelerator.py:158:get_accelerator", "Setting ds_accelerator to cuda (auto detect)", host)
+        tt += timedelta(seconds=1.5)
+        ds(tt, "INFO", "launch.py:138:main", f"{node_rank} NCCL_IB_HCA=mlx5", host)
+        ds(tt, "INFO", "launch.py:138:main", f"{node_rank} NCCL_SOCKET_IFNAME=ens", host)
+        ds(tt, "INFO", "launch.py:145:main", f"WORLD INFO DICT: {{'{n1}': [0, 1, 2, 3, 4, 5, 6, 7], '{n2}': [0, 1, 2, 3, 4, 5, 6, 7]}}", host)
+        ds(tt, "INFO", "launch.py:151:main", f"nnodes=2, num_local_procs=8, node_rank={node_rank}", host)
+        ds(tt, "INFO", "launch.py:162:main", f"global_rank_mapping=defaultdict(<class 'list'>, {{'{n1}': [0, 1, 2, 3, 4, 5, 6, 7], '{n2}': [8, 9, 10, 11, 12, 13, 14, 15]}})", host)
+        ds(tt, "INFO", "launch.py:163:main", "dist_world_size=16", host)
+        ds(tt, "INFO", "launch.py:165:main", "Setting CUDA_VISIBLE_DEVICES=0,1,2,3,4,5,6,7", host)
+    t += timedelta(seconds=6)
+    order = list(range(16))
+    rng.shuffle(order)
+    offs = sorted(rng.randint(0, 900) for _ in order)
+    for r, o in zip(order, offs):
+        host = n1 if r < 8 else n2
+        ds(t + timedelta(milliseconds=o), "INFO", "real_accelerator.py:158:get_accelerator",
+           "Setting ds_accelerator to cuda (auto detect)", host)
+    t += timedelta(seconds=5)
+    offs = sorted(rng.randint(0, 300) for _ in order)
+    for r, o in zip(order, offs):
+        host = n1 if r < 8 else n2
+        ds(t + timedelta(milliseconds=o), "INFO", "comm.py:637:init_distributed", "cdb=None", host)
+    ds(t + timedelta(milliseconds=310), "INFO", "comm.py:668:init_distributed",
+       "Initializing TorchBackend in DeepSpeed with backend nccl", n1)
+    L.append(f"{n1}: wandb: Currently logged in as: {user} (acme-llm). Use `wandb login --relogin` to force relogin")
+    L.append(f"{n1}: wandb: Tracking run with wandb version 0.15.11")
+    L.append(f"{n1}: wandb: Run data is saved locally in {home}/llm-sft/wandb/run-20231004_211418-8q2x0m4d")
+    L.append(f"{n1}: wandb: Run `wandb offline` to turn off syncing.")
+    L.append(f"{n1}: wandb: Syncing run l2-13b-sft-v3")
+    L.append(f"{n1}: wandb: ⭐️ View project at https://wandb.ai/acme-llm/llm-sft")
+    L.append(f"{n1}: wandb: 🚀 View run at https://wandb.ai/acme-llm/llm-sft/runs/8q2x0m4d")
+    for r in order:
+        host = n1 if r < 8 else n2
+        L.append(f"{host}: Loading checkpoint shards: 100%|██████████| 3/3 [00:{rng.randint(10, 14)}<00:00,  "
+                 f"{rng.uniform(3.4, 4.7):.2f}s/it]")
+    for r in order[:5]:
+        host = n1 if r < 8 else n2
+        L.append(f"{host}: You are using the default legacy behaviour of the <class 'transformers.models.llama."
+                 "tokenization_llama.LlamaTokenizer'>. This is expected, and simply means that the `legacy` (previous) "
+                 "behavior will be used so nothing changes for you. If you want to use the new behaviour, set "
+                 "`legacy=False`. This should only be set if you understand what it means, and thoroughly read the "
+                 "reason why this was added as explained in https://github.com/huggingface/transformers/pull/24565")
+    L.append(f"{n1}: [rank0] loaded 912,448 training samples from /fsx/data/sft_mix_v3 (max_seq_len=4096, padding=longest)")
+    t += timedelta(seconds=41)
+    ds(t, "INFO", "logging.py:96:log_dist", "[Rank 0] DeepSpeed info: version=0.10.3, git-hash=unknown, git-branch=unknown", n1)
+    t += timedelta(seconds=3.2)
+    ds(t, "INFO", "logging.py:96:log_dist", "[Rank 0] DeepSpeed Flops Profiler Enabled: False", n1)
+    for r in order:
+        host = n1 if r < 8 else n2
+        L.append(f"{host}: Using {home}/.cache/torch_extensions/py310_cu118 as PyTorch extensions root...")
+    L += [f"{n1}: Detected CUDA files, patching ldflags",
+          f"{n1}: Emitting ninja build file {home}/.cache/torch_extensions/py310_cu118/fused_adam/build.ninja...",
+          f"{n1}: Building extension module fused_adam...",
+          f"{n1}: Allowing ninja to set a default number of workers... (overridable by setting the environment variable MAX_JOBS=N)",
+          f"{n1}: ninja: no work to do.",
+          f"{n1}: Loading extension module fused_adam..."]
+    for r in order:
+        host = n1 if r < 8 else n2
+        L.append(f"{host}: Time to load fused_adam op: {rng.uniform(0.4, 2.2):.16f} seconds")
+    t += timedelta(seconds=4)
+    for msg in ["[Rank 0] Using DeepSpeed Optimizer param name adamw as basic optimizer",
+                "[Rank 0] Removing param_group that has no 'params' in the basic Optimizer",
+                "[Rank 0] DeepSpeed Basic Optimizer = FusedAdam"]:
+        ds(t, "INFO", "logging.py:96:log_dist", msg, n1)
+    ds(t, "INFO", "utils.py:54:is_zero_supported_optimizer",
+       "Checking ZeRO support for optimizer=FusedAdam type=<class 'deepspeed.ops.adam.fused_adam.FusedAdam'>", n1)
+    ds(t, "INFO", "logging.py:96:log_dist", "[Rank 0] Creating torch.bfloat16 ZeRO stage 2 optimizer", n1)
+    ds(t, "INFO", "stage_1_and_2.py:146:__init__", "Reduce bucket size 500,000,000", n1)
+    ds(t, "INFO", "stage_1_and_2.py:147:__init__", "Allgather bucket size 500,000,000", n1)
+    ds(t, "INFO", "stage_1_and_2.py:148:__init__", "CPU Offload: False", n1)
+    ds(t, "INFO", "stage_1_and_2.py:149:__init__", "Round robin gradient partitioning: False", n1)
+    t += timedelta(seconds=21)
+    ds(t, "INFO", "utils.py:785:see_memory_usage", "Before initializing optimizer states", n1)
+    ds(t, "INFO", "utils.py:786:see_memory_usage", "MA 27.86 GB         Max_MA 29.48 GB         CA 29.5 GB         Max_CA 30 GB ", n1)
+    ds(t, "INFO", "utils.py:793:see_memory_usage", "CPU Virtual Memory:  used = 142.31 GB, percent = 12.7%", n1)
+    t += timedelta(seconds=1)
+    ds(t, "INFO", "utils.py:785:see_memory_usage", "After initializing optimizer states", n1)
+    ds(t, "INFO", "utils.py:786:see_memory_usage", "MA 34.36 GB         Max_MA 37.61 GB         CA 37.62 GB         Max_CA 38 GB ", n1)
+    ds(t, "INFO", "utils.py:793:see_memory_usage", "CPU Virtual Memory:  used = 142.5 GB, percent = 12.7%", n1)
+    ds(t, "INFO", "stage_1_and_2.py:520:__init__", "optimizer state initialized", n1)
+    ds(t, "INFO", "utils.py:785:see_memory_usage", "After initializing ZeRO optimizer", n1)
+    ds(t, "INFO", "utils.py:786:see_memory_usage", "MA 34.36 GB         Max_MA 34.36 GB         CA 37.62 GB         Max_CA 38 GB ", n1)
+    ds(t, "INFO", "utils.py:793:see_memory_usage", "CPU Virtual Memory:  used = 142.52 GB, percent = 12.7%", n1)
+    ds(t, "INFO", "logging.py:96:log_dist", "[Rank 0] DeepSpeed Final Optimizer = adamw", n1)
+    ds(t, "INFO", "logging.py:96:log_dist", "[Rank 0] DeepSpeed using configured LR scheduler = WarmupDecayLR", n1)
+    ds(t, "INFO", "logging.py:96:log_dist", "[Rank 0] DeepSpeed LR Scheduler = <deepspeed.runtime.lr_schedules.WarmupDecayLR object at 0x7f2c1c3a2b90>", n1)
+    ds(t, "INFO", "logging.py:96:log_dist", "[Rank 0] step=0, skipped=0, lr=[0.0], mom=[(0.9, 0.95)]", n1)
+    ds(t, "INFO", "config.py:960:print", "DeepSpeedEngine configuration:", n1)
+    cfg = [
+        ("activation_checkpointing_config", '{\n    "partition_activations": false, \n    "contiguous_memory_optimization": false, \n    "cpu_checkpointing": false, \n    "number_checkpoints": null, \n    "synchronize_checkpoint_boundary": false, \n    "profile": false\n}'),
+        ("amp_enabled", "False"), ("bfloat16_enabled", "True"), ("checkpoint_parallel_write_pipeline", "False"),
+        ("communication_data_type", "None"), ("fp16_enabled", "False"), ("gradient_accumulation_steps", "2"),
+        ("gradient_clipping", "1.0"), ("optimizer_name", "adamw"),
+        ("optimizer_params", "{'lr': 1e-05, 'betas': [0.9, 0.95], 'eps': 1e-08, 'weight_decay': 0.0}"),
+        ("scheduler_name", "WarmupDecayLR"), ("steps_per_print", "10"), ("train_batch_size", "256"),
+        ("train_micro_batch_size_per_gpu", "8"), ("wall_clock_breakdown", "False"), ("world_size", "16"),
+        ("zero_allow_untested_optimizer", "False"),
+        ("zero_config", "stage=2 contiguous_gradients=True reduce_scatter=True reduce_bucket_size=500000000 allgather_partitions=True allgather_bucket_size=500000000 overlap_comm=True load_from_fp32_weights=True elastic_checkpoint=False offload_param=None offload_optimizer=None sub_group_size=1,000,000,000 cpu_offload_param=None cpu_offload_use_pin_memory=None cpu_offload=None prefetch_bucket_size=50,000,000 param_persistence_threshold=100,000 model_persistence_threshold=sys.maxsize max_live_parameters=1,000,000,000 max_reuse_distance=1,000,000,000 gather_16bit_weights_on_model_save=False stage3_gather_fp16_weights_on_model_save=False ignore_unused_parameters=True legacy_stage1=False round_robin_gradients=False zero_hpz_partition_size=1 zero_quantized_weights=False zero_quantized_nontrainable_weights=False zero_quantized_gradients=False mics_shard_size=-1 mics_hierarchical_params_gather=False memory_efficient_linear=True pipeline_loading_checkpoint=False override_module_apply=True"),
+        ("zero_enabled", "True"), ("zero_optimization_stage", "2"),
+    ]
+    for k, v in cfg:
+        ds(t, "INFO", "config.py:964:print", f"  {k} {'.' * max(1, 30 - len(k))} {v}", n1)
+    user_cfg = {"bf16": {"enabled": True}, "optimizer": {"type": "AdamW", "params": {"lr": 1e-5, "betas": [0.9, 0.95], "eps": 1e-8, "weight_decay": 0.0}},
+                "scheduler": {"type": "WarmupDecayLR", "params": {"warmup_min_lr": 0, "warmup_max_lr": 1e-5, "warmup_num_steps": 100, "total_num_steps": 7128}},
+                "zero_optimization": {"stage": 2, "overlap_comm": True, "contiguous_gradients": True, "reduce_bucket_size": 5e8, "allgather_bucket_size": 5e8},
+                "gradient_accumulation_steps": 2, "gradient_clipping": 1.0, "steps_per_print": 10,
+                "train_batch_size": 256, "train_micro_batch_size_per_gpu": 8, "wall_clock_breakdown": False}
+    ds(t, "INFO", "config.py:950:print_user_config", "  json = " + json.dumps(user_cfg, indent=4), n1)
+    L.append(f"{n1}: [rank0] starting training: 7128 optimizer steps, eval every 500")
+    # rank 11 = n2 local 3 fails in the first forward
+    tb = [
+        "Traceback (most recent call last):",
+        f'  File "{home}/llm-sft/train.py", line 298, in <module>',
+        "    main()",
+        f'  File "{home}/llm-sft/train.py", line 271, in main',
+        '    outputs = model_engine(input_ids=batch["input_ids"], attention_mask=batch["attention_mask"], labels=batch["labels"])',
+        f'  File "{site}/torch/nn/modules/module.py", line 1501, in _call_impl',
+        "    return forward_call(*args, **kwargs)",
+        f'  File "{site}/deepspeed/utils/nvtx.py", line 15, in wrapped_fn',
+        "    ret_val = func(*args, **kwargs)",
+        f'  File "{site}/deepspeed/runtime/engine.py", line 1769, in forward',
+        "    loss = self.module(*inputs, **kwargs)",
+        f'  File "{site}/torch/nn/modules/module.py", line 1501, in _call_impl',
+        "    return forward_call(*args, **kwargs)",
+        f'  File "{site}/transformers/models/llama/modeling_llama.py", line 820, in forward',
+        "    outputs = self.model(",
+        f'  File "{site}/torch/nn/modules/module.py", line 1501, in _call_impl',
+        "    return forward_call(*args, **kwargs)",
+        f'  File "{site}/transformers/models/llama/modeling_llama.py", line 708, in forward',
+        "    layer_outputs = decoder_layer(",
+        f'  File "{site}/torch/nn/modules/module.py", line 1501, in _call_impl',
+        "    return forward_call(*args, **kwargs)",
+        f'  File "{site}/transformers/models/llama/modeling_llama.py", line 424, in forward',
+        "    hidden_states, self_attn_weights, present_key_value = self.self_attn(",
+        f'  File "{site}/torch/nn/modules/module.py", line 1501, in _call_impl',
+        "    return forward_call(*args, **kwargs)",
+        f'  File "{site}/transformers/models/llama/modeling_llama.py", line 355, in forward',
+        "    attn_weights = nn.functional.softmax(attn_weights, dim=-1, dtype=torch.float32).to(query_states.dtype)",
+        "torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 20.00 GiB (GPU 3; 79.15 GiB total capacity; "
+        "55.87 GiB already allocated; 19.21 GiB free; 57.30 GiB reserved in total by PyTorch) If reserved memory is >> "
+        "allocated memory try setting max_split_size_mb to avoid fragmentation.  See documentation for Memory "
+        "Management and PYTORCH_CUDA_ALLOC_CONF",
+    ]
+    L += [f"{n2}: {x}" for x in tb]
+    t += timedelta(seconds=38)
+    pids2 = [61230 + i for i in range(8)]
+    for p in pids2:
+        ds(t, "INFO", "launch.py:315:sigkill_handler", f"Killing subprocess {p}", n2)
+    ds(t + timedelta(seconds=2.4), "ERROR", "launch.py:321:sigkill_handler",
+       f"['/usr/bin/python3', '-u', 'train.py', '--local_rank=7', {argl}] exits with return code = 1", n2)
+    L.append(f"pdsh@{n1}: {n2}: ssh exited with exit code 1")
+    # node 1: the watchdog fires 30 minutes later on all 8 ranks
+    wd_lines = []
+    for r in range(8):
+        ms = 1800000 + rng.randint(80, 900)
+        msg = f"[Rank {r}] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=1162, OpType=REDUCE, Timeout(ms)=1800000) ran for {ms} milliseconds before timing out."
+        wd_lines.append((r, msg))
+    rng.shuffle(wd_lines)
+    for r, msg in wd_lines:
+        L.append(f"{n1}: [E ProcessGroupNCCL.cpp:828] {msg}")
+    for r, msg in wd_lines:
+        L.append(f"{n1}: [E ProcessGroupNCCL.cpp:455] Some NCCL operations have failed or timed out. Due to the "
+                 "asynchronous nature of CUDA kernels, subsequent GPU operations might run on corrupted/incomplete data.")
+        L.append(f"{n1}: [E ProcessGroupNCCL.cpp:460] To avoid data inconsistency, we are taking the entire process down.")
+        L.append(f"{n1}: terminate called after throwing an instance of 'std::runtime_error'")
+        L.append(f"{n1}:   what():  {msg}")
+    t += timedelta(seconds=1803)
+    pids1 = [58806 + i for i in range(8)]
+    for p in pids1:
+        ds(t, "INFO", "launch.py:315:sigkill_handler", f"Killing subprocess {p}", n1)
+    ds(t + timedelta(seconds=2.1), "ERROR", "launch.py:321:sigkill_handler",
+       f"['/usr/bin/python3', '-u', 'train.py', '--local_rank=7', {argl}] exits with return code = -6", n1)
+    L.append(f"pdsh@{n1}: {n1}: ssh exited with exit code 250")
+    return Case(
+        "cuda-oom-deepspeed-pdsh-13b-rank11-02", "cuda-oom", "hard",
+        "deepspeed launcher over pdsh, 2 nodes x 8 A100-80GB, Llama-2-13B ZeRO-2, micro-batch 8 x 4096 without "
+        "activation checkpointing. Global rank 11 (node 2, GPU 3) OOMs in the first forward (fp32 softmax of the "
+        "attention scores); node 2's launcher exits, and 30 minutes later all node-1 ranks die of the NCCL watchdog, "
+        "which is what the log ends with.",
+        11,
+        {"gpu_model": "A100-SXM4-80GB", "deepspeed_version": "0.10.3", "launcher": "deepspeed", "world_size": "16",
+         "num_nodes": "2", "zero_stage": "2", "precision": "bf16", "oom_tried_to_allocate": "20.00 GiB"},
+        ["rank 11", "checkpointing"],
+        {"train.log": "\n".join(L)},
+        secrets=[hf_tok, user],
+    )
+
+
+# torchrun's own traceback when a child failed, by torch version: (errors wrapper, main->run, run->elastic_launch,
+# __call__, launch_agent) line numbers
+TORCHRUN_LINES = {
+    "1.13": (346, 762, 753, 132, 246),
+    "2.0": (346, 794, 785, 134, 250),
+    "2.1": (346, 806, 797, 134, 264),
+    "2.2": (347, 812, 803, 135, 268),
+    "2.3": (347, 879, 870, 132, 263),
+    "2.4": (348, 901, 892, 133, 264),
+    "2.5": (355, 919, 910, 138, 269),
+}
+
+
+def torchrun_fail(ver: str, style: str, t: datetime, agent: int, site: str, torchrun_bin: str, py_bin: str,
+                  script: str, host: str, root: dict, sigterm_pids: list[int], others: list[dict] | None = None,
+                  pfx: str = "") -> list[str]:
+    """The lines torchrun prints after a worker failed: SIGTERMs to the others, the failure, and the summary.
+
+    root/others: dict(rank, local_rank, pid, exitcode, sig=None, time=datetime).
+    style: 'logging' (torch <= 2.1: WARNING:torch.distributed...), 'bracket' (2.2), 'glog' (2.3+).
+    """
+    out: list[str] = []
+
+    def log(level: str, mod: str, line: int, msg: str, tt: datetime) -> None:
+        if style == "logging":
+            name = {"W": "WARNING", "E": "ERROR", "I": "INFO"}[level]
+            out.append(f"{name}:{mod}:{msg}")
+        elif style == "bracket":
+            name = {"W": "WARNING", "E": "ERROR", "I": "INFO"}[level]
+            out.append(f"{tt.strftime('[%Y-%m-%d %H:%M:%S,')}{tt.microsecond // 1000:03d}] {mod}: [{name}] {msg}")
+        else:
+            path = mod.replace(".", "/") + ".py"
+            out.append(f"{glog_ts(tt, agent, level)} {path}:{line}] {msg}")
+
+    tt = t
+    for p in sigterm_pids:
+        log("W", "torch.distributed.elastic.multiprocessing.api", 851 if ver >= "2.3" else 835, f"Sending process {p} closing signal SIGTERM", tt)
+        tt += timedelta(microseconds=4213)
+    tt += timedelta(seconds=1, microseconds=137000)
+    log("E", "torch.distributed.elastic.multiprocessing.api", 826 if ver >= "2.3" else 810,
+        f"failed (exitcode: {root['exitcode']}) local_rank: {root['local_rank']} (pid: {root['pid']}) of binary: {py_bin}", tt)
+    a, b, c, d, e = TORCHRUN_LINES[ver]
+    out += [
+        "Traceback (most recent call last):",
+        f'  File "{torchrun_bin}", line 8, in <module>',
+        "    sys.exit(main())",
+        f'  File "{site}/torch/distributed/elastic/multiprocessing/errors/__init__.py", line {a}, in wrapper',
+        "    return f(*args, **kwargs)",
+        f'  File "{site}/torch/distributed/run.py", line {b}, in main',
+        "    run(args)",
+        f'  File "{site}/torch/distributed/run.py", line {c}, in run',
+        "    elastic_launch(",
+        f'  File "{site}/torch/distributed/launcher/api.py", line {d}, in __call__',
+        "    return launch_agent(self._config, self._entrypoint, list(args))",
+        f'  File "{site}/torch/distributed/launcher/api.py", line {e}, in launch_agent',
+        "    raise ChildFailedError(",
+        "torch.distributed.elastic.multiprocessing.errors.ChildFailedError: ",
+        "=" * 60,
+        f"{script} FAILED",
+        "-" * 60,
+        "Failures:",
+    ]
+
+    def block(i: int, f: dict) -> list[str]:
+        ft = f.get("time", t)
+        lines = [f"[{i}]:", f"  time      : {ft.strftime('%Y-%m-%d_%H:%M:%S')}", f"  host      : {host}",
+                 f"  rank      : {f['rank']} (local_rank: {f['local_rank']})"]
+        if f.get("sig"):
+            signo = {"SIGKILL": 9, "SIGTERM": 15, "SIGABRT": 6, "SIGSEGV": 11}[f["sig"]]
+            lines += [f"  exitcode  : {f['exitcode']} (pid: {f['pid']})", "  error_file: <N/A>",
+                      f"  traceback : Signal {signo} ({f['sig']}) received by PID {f['pid']}"]
+        else:
+            lines += [f"  exitcode  : {f['exitcode']} (pid: {f['pid']})", "  error_file: <N/A>",
+                      "  traceback : To enable traceback see: https://pytorch.org/docs/stable/elastic/errors.html"]
+        return lines
+
+    if others:
+        for i, f in enumerate(others, 1):
+            out += block(i, f)
+    else:
+        out.append("  <NO_OTHER_FAILURES>")
+    out += ["-" * 60, "Root Cause (first observed failure):"]
+    out += block(0, root)
+    out.append("=" * 60)
+    return [pfx + x for x in out]
+
+
+def torchrun_banner(ver: str, style: str, t: datetime, agent: int) -> list[str]:
+    msg = ("Setting OMP_NUM_THREADS environment variable for each process to be 1 in default, to avoid your system "
+           "being overloaded, please further tune the variable for optimal performance in your application as needed. ")
+    if style == "logging":
+        return ["WARNING:torch.distributed.run:", "*****************************************", msg,
+                "*****************************************"]
+    if style == "bracket":
+        ts = f"{t.strftime('[%Y-%m-%d %H:%M:%S,')}{t.microsecond // 1000:03d}] torch.distributed.run: [WARNING] "
+        return [ts, ts + "*****************************************", ts + msg, ts + "*****************************************"]
+    line = 757 if ver < "2.4" else 793
+    head = f"{glog_ts(t, agent, 'W')} torch/distributed/run.py:{line}] "
+    return [head, head + "*****************************************", head + msg, head + "*****************************************"]
+
+
+def case_cuda_oom_03() -> Case:
+    """torchrun 4x RTX 4090, Llama-3-8B LoRA with HF Trainer; the first evaluation (step 500) OOMs on rank 1 in
+    `logits.float()` (batch 8 x 2048 x 128256 vocab in fp32 = 7.83 GiB)."""
+    rng = random.Random(103)
+    site = "/home/ubuntu/.venv/lib/python3.11/site-packages"
+    host = "ip-172-31-20-14.us-west-2.compute.internal"
+    agent = 139872201045824
+    t0 = dt("2024-07-30 13:52:40") + timedelta(microseconds=367211)
+    L = [f"(.venv) ubuntu@ip-172-31-20-14:~/lora-ft$ torchrun --nproc_per_node 4 train_lora.py --config configs/llama3_8b_lora.yaml"]
+    L += torchrun_banner("2.3", "glog", t0, agent)
+    L.append("[rank0]: config: model=meta-llama/Meta-Llama-3-8B lora_r=16 lora_alpha=32 targets=q_proj,k_proj,v_proj,o_proj "
+             "seq_len=2048 per_device_train_batch_size=2 per_device_eval_batch_size=8 grad_accum=8 bf16=True "
+             "gradient_checkpointing=True eval_steps=500 save_steps=500")
+    L.append("[rank0]: torch 2.3.1+cu121 transformers 4.42.4 peft 0.11.1 accelerate 0.32.1")
+    for r in rng.sample(range(4), 4):
+        L.append(f"Loading checkpoint shards: 100%|██████████| 4/4 [00:{rng.randint(9, 14):02d}<00:00,  {rng.uniform(2.3, 3.5):.2f}s/it]")
+    for r in range(4):
+        L.append(f"[rank{r}]: trainable params: 13,631,488 || all params: 8,043,892,736 || trainable%: 0.1695")
+    L.append("Map: 100%|██████████| 61407/61407 [00:41<00:00, 1497.22 examples/s]")
+    L.append("Map: 100%|██████████| 2000/2000 [00:01<00:00, 1512.86 examples/s]")
+    L.append("[rank0]: train 61407 examples, eval 2000 examples (sequences up to 2048 tokens, dynamic padding)")
+    for r in range(4):
+        L.append(f"{site}/torch/utils/checkpoint.py:464: UserWarning: torch.utils.checkpoint: the use_reentrant "
+                 "parameter should be passed explicitly. In version 2.4 we will raise an exception if use_reentrant is "
+                 "not passed. use_reentrant=False is recommended, but if you need to preserve the current default "
+                 "behavior, you can pass use_reentrant=True. Refer to docs for more details on the differences between "
+                 "the two variants.")
+        L.append("  warnings.warn(")
+    L.append("`use_cache=True` is incompatible with gradient checkpointing. Setting `use_cache=False`.")
+    L.append("  0%|          | 0/959 [00:00<?, ?it/s]")
+    loss = 1.62
+    el = 0.0
+    for step in range(25, 501, 25):
+        el += 25 * rng.uniform(3.9, 4.1)
+        L.append(tqdm_bar(step, 959, el, el / step))
+        if step % 50 == 0:
+            loss = max(0.92, loss - rng.uniform(0.01, 0.08))
+            lr = 2e-4 * min(1.0, step / 30) * (1 - step / 959 * 0.5)
+            L.append(f"{{'loss': {loss:.4f}, 'grad_norm': {rng.uniform(0.21, 0.48):.16f}, 'learning_rate': {lr:.16f}, "
+                     f"'epoch': {step / 959:.2f}}}")
+    L.append("")
+    L.append("  0%|          | 0/63 [00:00<?, ?it/s]\x1b[A")
+    for k in (2, 3, 4):
+        L.append(f"  {int(k / 63 * 100)}%|{'▎' if k < 4 else '▌'}         | {k}/63 [00:0{k - 1}<00:{int((63 - k) * 0.74):02d},  1.35it/s]\x1b[A")
+    tb = [
+        "Traceback (most recent call last):",
+        '  File "/home/ubuntu/lora-ft/train_lora.py", line 214, in <module>',
+        "    main()",
+        '  File "/home/ubuntu/lora-ft/train_lora.py", line 208, in main',
+        "    trainer.train(resume_from_checkpoint=cfg.resume_from_checkpoint)",
+        f'  File "{site}/transformers/trainer.py", line 1932, in train',
+        "    return inner_training_loop(",
+        f'  File "{site}/transformers/trainer.py", line 2345, in _inner_training_loop',
+        "    self._maybe_log_save_evaluate(tr_loss, grad_norm, model, trial, epoch, ignore_keys_for_eval)",
+        f'  File "{site}/transformers/trainer.py", line 2796, in _maybe_log_save_evaluate',
+        "    metrics = self._evaluate(trial, ignore_keys_for_eval)",
+        f'  File "{site}/transformers/trainer.py", line 2753, in _evaluate',
+        "    metrics = self.evaluate(ignore_keys=ignore_keys_for_eval)",
+        f'  File "{site}/transformers/trainer.py", line 3641, in evaluate',
+        "    output = eval_loop(",
+        f'  File "{site}/transformers/trainer.py", line 3826, in evaluation_loop',
+        "    loss, logits, labels = self.prediction_step(model, inputs, prediction_loss_only, ignore_keys=ignore_keys)",
+        f'  File "{site}/transformers/trainer.py", line 4040, in prediction_step',
+        "    loss, outputs = self.compute_loss(model, inputs, return_outputs=True)",
+        f'  File "{site}/transformers/trainer.py", line 3338, in compute_loss',
+        "    outputs = model(**inputs)",
+        f'  File "{site}/torch/nn/modules/module.py", line 1532, in _wrapped_call_impl',
+        "    return self._call_impl(*args, **kwargs)",
+        f'  File "{site}/torch/nn/modules/module.py", line 1541, in _call_impl',
+        "    return forward_call(*args, **kwargs)",
+        f'  File "{site}/accelerate/utils/operations.py", line 822, in forward',
+        "    return model_forward(*args, **kwargs)",
+        f'  File "{site}/accelerate/utils/operations.py", line 810, in __call__',
+        "    return convert_to_fp32(self.model_forward(*args, **kwargs))",
+        f'  File "{site}/torch/amp/autocast_mode.py", line 16, in decorate_autocast',
+        "    return func(*args, **kwargs)",
+        f'  File "{site}/peft/peft_model.py", line 1430, in forward',
+        "    return self.base_model(",
+        f'  File "{site}/torch/nn/modules/module.py", line 1532, in _wrapped_call_impl',
+        "    return self._call_impl(*args, **kwargs)",
+        f'  File "{site}/torch/nn/modules/module.py", line 1541, in _call_impl',
+        "    return forward_call(*args, **kwargs)",
+        f'  File "{site}/peft/tuners/tuners_utils.py", line 179, in forward',
+        "    return self.model.forward(*args, **kwargs)",
+        f'  File "{site}/transformers/models/llama/modeling_llama.py", line 1174, in forward',
+        "    logits = logits.float()",
+        "torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 7.83 GiB. GPU 1 has a total capacity of "
+        "23.64 GiB of which 5.12 GiB is free. Including non-PyTorch memory, this process has 18.50 GiB memory in use. "
+        "Of the allocated memory 17.91 GiB is allocated by PyTorch, and 139.21 MiB is reserved by PyTorch but "
+        "unallocated. If reserved but unallocated memory is large try setting "
+        "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True to avoid fragmentation.  See documentation for Memory "
+        "Management  (https://pytorch.org/docs/stable/notes/cuda.html#environment-variables)",
+    ]
+    L += ["[rank1]: " + x for x in tb]
+    L.append("  6%|▋         | 4/63 [00:04<01:05,  1.11s/it]\x1b[A")
+    tfail = t0 + timedelta(seconds=el + 71)
+    L += torchrun_fail("2.3", "glog", tfail, agent, site, "/home/ubuntu/.venv/bin/torchrun",
+                       "/home/ubuntu/.venv/bin/python3", "train_lora.py", host,
+                       {"rank": 1, "local_rank": 1, "pid": 20735, "exitcode": 1, "time": tfail},
+                       [20734, 20736, 20737])
+    return Case(
+        "cuda-oom-llama3-lora-eval-logits-4090-03", "cuda-oom", "medium",
+        "torchrun on 4x RTX 4090: Llama-3-8B LoRA trains fine for 500 steps; the first evaluation (eval batch 8 x 2048) "
+        "OOMs on rank 1 in `logits = logits.float()` (fp32 logits over a 128k vocabulary = 7.83 GiB); torchrun then "
+        "stops the other ranks and prints a ChildFailedError.",
+        1,
+        {"gpu_model": "GeForce RTX 4090", "torch_version": "2.3.1", "transformers_version": "4.42.4",
+         "launcher": "torchrun", "world_size": "4", "oom_tried_to_allocate": "7.83 GiB", "failure_step": "500",
+         "precision": "bf16"},
+        ["per_device_eval_batch_size", "logits"],
+        {"train.log": "\n".join(L)},
+    )
+
+
+def case_cuda_oom_04() -> Case:
+    """accelerate launch (1 process), diffusers text-to-image fine-tune at 768px on a V100 32GB, torch 1.13: the
+    attention score buffer of the first UNet step does not fit; accelerate's CalledProcessError is the last line."""
+    rng = random.Random(104)
+    site = "/opt/conda/lib/python3.9/site-packages"
+    script = "/workspace/diffusers/examples/text_to_image/train_text_to_image.py"
+    args = ['--pretrained_model_name_or_path=runwayml/stable-diffusion-v1-5', '--train_data_dir=/data/product-shots',
+            '--resolution=768', '--center_crop', '--random_flip', '--train_batch_size=4',
+            '--gradient_accumulation_steps=1', '--max_train_steps=15000', '--learning_rate=1e-05', '--max_grad_norm=1',
+            '--lr_scheduler=constant', '--lr_warmup_steps=0', '--output_dir=sd-product-768',
+            '--checkpointing_steps=1000', '--report_to=tensorboard', '--mixed_precision=fp16']
+    smi = nvidia_smi("Tue Apr 11 09:12:30 2023", "515.65.01", "11.7", "Tesla V100-SXM2-32GB", 1, rng, style="470",
+                     bus=["00000000:00:1E.0"])
+    L = ["root@sd-train-7c9f4:/workspace/diffusers/examples/text_to_image# nvidia-smi", smi,
+         "root@sd-train-7c9f4:/workspace/diffusers/examples/text_to_image# pip list 2>/dev/null | grep -Ei \"^(torch|accelerate|diffusers|transformers|xformers) \"",
+         pip_list([("accelerate", "0.18.0"), ("diffusers", "0.15.1"), ("torch", "1.13.1+cu117"),
+                   ("transformers", "4.28.1")]).split("\n", 2)[2],
+         "root@sd-train-7c9f4:/workspace/diffusers/examples/text_to_image# accelerate launch --mixed_precision=\"fp16\" "
+         "train_text_to_image.py " + " ".join(a if "constant" not in a else '--lr_scheduler="constant"' for a in args[:-1]),
+         "The following values were not passed to `accelerate launch` and had defaults used instead:",
+         "\t`--num_processes` was set to a value of `1`",
+         "\t`--num_machines` was set to a value of `1`",
+         "\t`--dynamo_backend` was set to a value of `'no'`",
+         "To avoid this warning pass in values for each of the problematic parameters or run `accelerate config`.",
+         "04/11/2023 09:12:44 - INFO - __main__ - Distributed environment: NO",
+         "Num processes: 1", "Process index: 0", "Local process index: 0", "Device: cuda", "",
+         "Mixed precision type: fp16", "",
+         "{'variance_type', 'clip_sample_range', 'prediction_type', 'dynamic_thresholding_ratio', 'thresholding', "
+         "'sample_max_value'} was not found in config. Values will be initialized to default values.",
+         "{'num_class_embeds', 'mid_block_type', 'time_cond_proj_dim', 'resnet_time_scale_shift', 'time_embedding_type', "
+         "'conv_in_kernel', 'class_embed_type', 'conv_out_kernel', 'projection_class_embeddings_input_dim', "
+         "'timestep_post_act', 'upcast_attention', 'only_cross_attention', 'use_linear_projection', "
+         "'dual_cross_attention'} was not found in config. Values will be initialized to default values.",
+         "Resolving data files: 100%|██████████| 834/834 [00:00<00:00, 41230.55it/s]",
+         "Downloading and preparing dataset imagefolder/default to /root/.cache/huggingface/datasets/imagefolder/default-"
+         "5b1c0a9e3f0d2c11/0.0.0/37fbb85cc714a338bea574ac6c7d0b5be5aff46c1862c1989b20e0771199e93f...",
+         "Downloading data files: 100%|██████████| 834/834 [00:00<00:00, 18233.02it/s]",
+         "Downloading data files: 0it [00:00, ?it/s]",
+         "Extracting data files: 0it [00:00, ?it/s]",
+         "Generating train split: 833 examples [00:01, 612.47 examples/s]",
+         "Dataset imagefolder downloaded and prepared to /root/.cache/huggingface/datasets/imagefolder/default-"
+         "5b1c0a9e3f0d2c11/0.0.0/37fbb85cc714a338bea574ac6c7d0b5be5aff46c1862c1989b20e0771199e93f. Subsequent calls "
+         "will reuse this data.",
+         "100%|██████████| 1/1 [00:00<00:00, 712.23it/s]",
+         "04/11/2023 09:13:31 - INFO - __main__ - ***** Running training *****",
+         "04/11/2023 09:13:31 - INFO - __main__ -   Num examples = 833",
+         "04/11/2023 09:13:31 - INFO - __main__ -   Num Epochs = 72",
+         "04/11/2023 09:13:31 - INFO - __main__ -   Instantaneous batch size per device = 4",
+         "04/11/2023 09:13:31 - INFO - __main__ -   Total train batch size (w. parallel, distributed & accumulation) = 4",
+         "04/11/2023 09:13:31 - INFO - __main__ -   Gradient Accumulation steps = 1",
+         "04/11/2023 09:13:31 - INFO - __main__ -   Total optimization steps = 15000",
+         "Steps:   0%|          | 0/15000 [00:00<?, ?it/s]",
+         "Traceback (most recent call last):",
+         f'  File "{script}", line 781, in <module>',
+         "    main()",
+         f'  File "{script}", line 697, in main',
+         "    model_pred = unet(noisy_latents, timesteps, encoder_hidden_states).sample"]
+    chain = [
+        ("torch/nn/modules/module.py", 1194, "_call_impl", "return forward_call(*input, **kwargs)"),
+        ("accelerate/utils/operations.py", 495, "__call__", "return convert_to_fp32(self.model_forward(*args, **kwargs))"),
+        ("torch/amp/autocast_mode.py", 14, "decorate_autocast", "return func(*args, **kwargs)"),
+        ("diffusers/models/unet_2d_condition.py", 724, "forward", "sample, res_samples = downsample_block("),
+        ("torch/nn/modules/module.py", 1194, "_call_impl", "return forward_call(*input, **kwargs)"),
+        ("diffusers/models/unet_2d_blocks.py", 868, "forward", "hidden_states = attn("),
+        ("torch/nn/modules/module.py", 1194, "_call_impl", "return forward_call(*input, **kwargs)"),
+        ("diffusers/models/transformer_2d.py", 265, "forward", "hidden_states = block("),
+        ("torch/nn/modules/module.py", 1194, "_call_impl", "return forward_call(*input, **kwargs)"),
+        ("diffusers/models/attention.py", 294, "forward", "attn_output = self.attn1("),
+        ("torch/nn/modules/module.py", 1194, "_call_impl", "return forward_call(*input, **kwargs)"),
+        ("diffusers/models/attention_processor.py", 243, "forward", "return self.processor("),
+        ("diffusers/models/attention_processor.py", 382, "__call__", "attention_probs = attn.get_attention_scores(query, key, attention_mask)"),
+        ("diffusers/models/attention_processor.py", 284, "get_attention_scores", "baddbmm_input = torch.empty("),
+    ]
+    for f, ln, fn, src in chain:
+        L += [f'  File "{site}/{f}", line {ln}, in {fn}', f"    {src}"]
+    L += [
+        "torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 5.06 GiB (GPU 0; 31.75 GiB total capacity; "
+        "24.12 GiB already allocated; 2.96 GiB free; 27.43 GiB reserved in total by PyTorch) If reserved memory is >> "
+        "allocated memory try setting max_split_size_mb to avoid fragmentation.  See documentation for Memory "
+        "Management and PYTORCH_CUDA_ALLOC_CONF",
+        "Steps:   0%|          | 0/15000 [00:09<?, ?it/s]",
+        "Traceback (most recent call last):",
+        '  File "/opt/conda/bin/accelerate", line 8, in <module>',
+        "    sys.exit(main())",
+        f'  File "{site}/accelerate/commands/accelerate_cli.py", line 45, in main',
+        "    args.func(args)",
+        f'  File "{site}/accelerate/commands/launch.py", line 918, in launch_command',
+        "    simple_launcher(args)",
+        f'  File "{site}/accelerate/commands/launch.py", line 580, in simple_launcher',
+        "    raise subprocess.CalledProcessError(returncode=process.returncode, cmd=cmd)",
+        "subprocess.CalledProcessError: Command '['/opt/conda/bin/python', 'train_text_to_image.py', "
+        + ", ".join(f"'{a}'" for a in args[:-1]) + "]' returned non-zero exit status 1.",
+    ]
+    return Case(
+        "cuda-oom-sd15-768px-attention-v100-04", "cuda-oom", "medium",
+        "accelerate launch, single V100 32GB, torch 1.13: full UNet fine-tune of Stable Diffusion 1.5 at 768 px with "
+        "batch 4 and the default attention processor; the first step fails allocating the 5 GiB attention-score "
+        "buffer, and the last line is accelerate's CalledProcessError.",
+        None,
+        {"gpu_model": "Tesla V100-SXM2-32GB", "driver_version": "515.65.01", "torch_version": "1.13.1",
+         "accelerate_version": "0.18.0", "launcher": "accelerate", "oom_tried_to_allocate": "5.06 GiB",
+         "precision": "fp16"},
+        ["attention", "batch"],
+        {"train.log": "\n".join(L)},
+    )
+
+
+def nccl_watchdog(ver: str, rank: int, seq: int, op: str, timeout_ms: int, ran_ms: int,
+                  numel: tuple[int, int] | None = None) -> list[str]:
+    """The lines a rank prints when its NCCL watchdog fires (torch 1.13 .. 2.1 layouts)."""
+    if ver >= "2.1":
+        ni, no = numel or (1, 1)
+        work = f"WorkNCCL(SeqNum={seq}, OpType={op}, NumelIn={ni}, NumelOut={no}, Timeout(ms)={timeout_ms})"
+    else:
+        work = f"WorkNCCL(SeqNum={seq}, OpType={op}, Timeout(ms)={timeout_ms})"
+    msg = f"[Rank {rank}] Watchdog caught collective operation timeout: {work} ran for {ran_ms} milliseconds before timing out."
+    lines_by_ver = {"1.13": (737, 414, 420), "2.0": (828, 455, 460), "2.1": (475, 489, 495)}
+    a, b, c = lines_by_ver[ver]
+    out = [f"[E ProcessGroupNCCL.cpp:{a}] {msg}",
+           f"[E ProcessGroupNCCL.cpp:{b}] Some NCCL operations have failed or timed out. Due to the asynchronous "
+           "nature of CUDA kernels, subsequent GPU operations might run on corrupted/incomplete data.",
+           f"[E ProcessGroupNCCL.cpp:{c}] To avoid data inconsistency, we are taking the entire process down."]
+    if ver >= "2.1":
+        out.append(f"[E ProcessGroupNCCL.cpp:916] [Rank {rank}] NCCL watchdog thread terminated with exception: {msg}")
+        out += ["terminate called after throwing an instance of 'std::runtime_error'",
+                f"  what():  [Rank {rank}] NCCL watchdog thread terminated with exception: {msg}"]
+    else:
+        out += ["terminate called after throwing an instance of 'std::runtime_error'", f"  what():  {msg}"]
+    return out
+
+
+# ==================================================================================================
+# cuda-oom-fragmentation
+# ==================================================================================================
+
+
+def case_frag_01() -> Case:
+    """Single H100, custom SFT loop with token-budget batches of very different shapes; reserved memory climbs while
+    allocated stays flat, and the OOM message shows 18.94 GiB reserved-but-unallocated."""
+    rng = random.Random(201)
+    site = "/home/dev/miniforge3/envs/sft/lib/python3.11/site-packages"
+    smi = nvidia_smi("Mon Oct 14 10:58:02 2024", "550.90.07", "12.4", "NVIDIA H100 80GB HBM3", 1, rng,
+                     bus=["00000000:18:00.0"], style="550")
+    L = ["dev@h100-ws-02:~/sft$ nvidia-smi", smi,
+         "dev@h100-ws-02:~/sft$ python train_sft.py --model meta-llama/Llama-3.2-3B --data /data/chat_mix_v5.jsonl "
+         "--max-tokens-per-batch 32768 --lr 1e-5 --bf16 --grad-ckpt --steps 12000 --log-every 100",
+         "[10:58:09] torch 2.4.1+cu124, transformers 4.45.2, device NVIDIA H100 80GB HBM3",
+         "[10:58:09] PYTORCH_CUDA_ALLOC_CONF=<unset>",
+         "Loading checkpoint shards: 100%|██████████| 2/2 [00:03<00:00,  1.62s/it]",
+         "[10:58:15] model: 3,212,749,824 params (all trainable), gradient checkpointing on",
+         "[10:58:15] optimizer: AdamW(lr=1e-05, betas=(0.9, 0.95), weight_decay=0.1, fused=True)",
+         "[10:58:51] dataset: 1,482,119 conversations, lengths 31..8192 tokens (median 611)",
+         "[10:58:51] batching: token budget 32768 per batch, no packing, pad to longest in batch",
+         ]
+    alloc = 51.8
+    res = 57.2
+    t = dt("2024-10-14 10:59:20")
+    loss = 1.92
+    for step in range(100, 3701, 100):
+        t += timedelta(seconds=100 * rng.uniform(0.58, 0.66))
+        loss = max(0.98, loss - rng.uniform(0.0, 0.04) + rng.uniform(-0.01, 0.01))
+        res = min(77.9, res + rng.uniform(0.25, 0.9) * (1.0 if step < 2500 else 0.35))
+        a = alloc + rng.uniform(-0.5, 0.5)
+        mx = rng.choice([8192, 7936, 8064, 6912, 8192, 7680])
+        L.append(f"[{t.strftime('%H:%M:%S')}] step {step:>5}/12000 | loss {loss:.4f} | lr {1e-5 * min(1, step / 200):.2e} | "
+                 f"tok/batch {rng.randint(30100, 32768):,} (longest {mx:,}) | {rng.uniform(1.55, 1.75):.2f} it/s | "
+                 f"mem alloc {a:.1f}G reserved {res:.1f}G peak {a + rng.uniform(14.2, 16.8):.1f}G")
+        if step == 2000:
+            L.append(f"[{t.strftime('%H:%M:%S')}] saved checkpoint to runs/l32-3b-sft/step_2000 (6.4 GB)")
+    L += [
+        "Traceback (most recent call last):",
+        '  File "/home/dev/sft/train_sft.py", line 251, in <module>',
+        "    main()",
+        '  File "/home/dev/sft/train_sft.py", line 219, in main',
+        "    loss.backward()",
+        f'  File "{site}/torch/_tensor.py", line 521, in backward',
+        "    torch.autograd.backward(",
+        f'  File "{site}/torch/autograd/__init__.py", line 289, in backward',
+        "    _engine_run_backward(",
+        f'  File "{site}/torch/autograd/graph.py", line 768, in _engine_run_backward',
+        "    return Variable._execution_engine.run_backward(  # Calls into the C++ engine to run the backward pass",
+        "torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.44 GiB. GPU 0 has a total capacity of "
+        "79.10 GiB of which 1.33 GiB is free. Including non-PyTorch memory, this process has 77.76 GiB memory in use. "
+        "Of the allocated memory 58.31 GiB is allocated by PyTorch, and 18.94 GiB is reserved by PyTorch but "
+        "unallocated. If reserved but unallocated memory is large try setting "
+        "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True to avoid fragmentation.  See documentation for Memory "
+        "Management  (https://pytorch.org/docs/stable/notes/cuda.html#environment-variables)",
+    ]
+    return Case(
+        "cuda-oom-fragmentation-varlen-sft-h100-01", "cuda-oom-fragmentation", "easy",
+        "Single H100, custom SFT loop over token-budget batches of widely varying shapes: allocated memory is flat "
+        "(~52 GiB) while reserved climbs to the card's size; at step ~3700 a 2.44 GiB request fails with 18.94 GiB "
+        "reserved but unallocated, and the message itself points at expandable_segments.",
+        None,
+        {"gpu_model": "H100 80GB HBM3", "driver_version": "550.90.07", "torch_version": "2.4.1",
+         "transformers_version": "4.45.2", "launcher": "python", "oom_tried_to_allocate": "2.44 GiB",
+         "precision": "bf16"},
+        ["expandable_segments"],
+        {"train.log": "\n".join(L)},
+    )
+
+
+def case_frag_02() -> Case:
+    """torchrun 4x A100-40GB, torchvision Mask R-CNN reference script with multiscale augmentation, torch 1.13: rank 2
+    OOMs in epoch 1 with 27.86 GiB allocated but 36.95 GiB reserved (9 GiB trapped)."""
+    rng = random.Random(202)
+    site = "/opt/conda/lib/python3.10/site-packages"
+    ref = "/workspace/vision/references/detection"
+    L = ["root@det-train-0:/workspace/vision/references/detection# torchrun --nproc_per_node=4 train.py --dataset coco "
+         "--data-path /datasets/coco --model maskrcnn_resnet50_fpn --epochs 26 --lr-steps 16 22 --aspect-ratio-group-factor 3 "
+         "--weights-backbone ResNet50_Weights.IMAGENET1K_V1 --data-augmentation multiscale -b 4 --lr 0.04 --print-freq 100 "
+         "--output-dir /ckpt/mrcnn-ms"]
+    L += torchrun_banner("1.13", "logging", dt("2023-03-02 08:11:04"), 0)
+    for r in (0, 2, 1, 3):
+        L.append(f"| distributed init (rank {r}): env://")
+    L += [
+        "Namespace(data_path='/datasets/coco', dataset='coco', model='maskrcnn_resnet50_fpn', device='cuda', batch_size=4, "
+        "epochs=26, workers=4, opt='sgd', lr=0.04, momentum=0.9, weight_decay=0.0001, norm_weight_decay=None, "
+        "lr_scheduler='multisteplr', lr_step_size=8, lr_steps=[16, 22], lr_gamma=0.1, print_freq=100, "
+        "output_dir='/ckpt/mrcnn-ms', resume='', start_epoch=0, aspect_ratio_group_factor=3, rpn_score_thresh=None, "
+        "trainable_backbone_layers=None, data_augmentation='multiscale', sync_bn=False, test_only=False, "
+        "use_deterministic_algorithms=False, world_size=4, dist_url='env://', weights=None, "
+        "weights_backbone='ResNet50_Weights.IMAGENET1K_V1', amp=False, use_copypaste=False, rank=0, gpu=0, "
+        "distributed=True, dist_backend='nccl')",
+        "Loading data",
+        "loading annotations into memory...",
+        "Done (t=17.86s)",
+        "creating index...",
+        "index created!",
+        "loading annotations into memory...",
+        "Done (t=0.61s)",
+        "creating index...",
+        "index created!",
+        "Creating data loaders",
+        "Using [0, 0.5, 0.6299605249797391, 0.7937005259840997, 1.0, 1.2599210498948732, 1.5874010519682, 2.0, inf] as bins for aspect ratio quantization",
+        "Count of instances per bin: [  104   982 24236  2332  8225 74466  5763  1158]",
+        "Creating model",
+        "Start training",
+    ]
+    iters = 7329
+    t_el = 0.0
+    maxmem = 9633
+    for ep in (0, 1):
+        rng2 = random.Random(ep)
+        last = 2300 if ep == 1 else iters - 1
+        steps = list(range(0, last + 1, 100))
+        if ep == 0 and steps[-1] != iters - 1:
+            steps.append(iters - 1)
+        lval = 2.45 if ep == 0 else 0.81
+        for i in steps:
+            t_el += 100 * rng.uniform(0.45, 0.52) if i else 3
+            lval = max(0.62, lval - (rng.uniform(0.0, 0.06) if ep == 0 else rng.uniform(-0.01, 0.012)))
+            maxmem = min(29411, maxmem + (rng.randint(600, 2400) if i < 1500 and ep == 0 else rng.randint(0, 60)))
+            eta = int((iters - i) * 0.49)
+            lr = 0.04 * (min(1.0, (i + 1) / 1000) if ep == 0 else 1.0)
+            h, m, s = eta // 3600, (eta % 3600) // 60, eta % 60
+            L.append(f"Epoch: [{ep}]  [{i:>4}/{iters}]  eta: {h}:{m:02d}:{s:02d}  lr: {lr:.6f}  loss: {lval:.4f} "
+                     f"({lval + 0.06:.4f})  loss_classifier: {lval * 0.22:.4f} ({lval * 0.23:.4f})  loss_box_reg: "
+                     f"{lval * 0.27:.4f} ({lval * 0.28:.4f})  loss_mask: {lval * 0.33:.4f} ({lval * 0.34:.4f})  "
+                     f"loss_objectness: {lval * 0.05:.4f} ({lval * 0.05:.4f})  loss_rpn_box_reg: {lval * 0.08:.4f} "
+                     f"({lval * 0.09:.4f})  time: {rng.uniform(0.44, 0.55):.4f}  data: {rng.uniform(0.008, 0.02):.4f}  "
+                     f"max mem: {maxmem}")
+        if ep == 0:
+            L.append(f"Epoch: [0] Total time: 1:00:{rng.randint(10, 59):02d} (0.4927 s / it)")
+            L.append("Test:  [   0/1250]  eta: 0:31:10  model_time: 0.4121 (0.4121)  evaluator_time: 0.0312 (0.0312)  time: 1.4963  data: 1.0316  max mem: 29411")
+            for k in range(100, 1250, 300):
+                L.append(f"Test:  [{k:>4}/1250]  eta: 0:{int((1250 - k) * 0.11) // 60:02d}:{int((1250 - k) * 0.11) % 60:02d}  model_time: 0.0931 (0.0977)  evaluator_time: 0.0105 (0.0121)  time: 0.1131  data: 0.0063  max mem: 29411")
+            L += ["Test: Total time: 0:02:24 (0.1152 s / it)", "Averaged stats: model_time: 0.0942 (0.0969)  evaluator_time: 0.0113 (0.0124)",
+                  "Accumulating evaluation results...", "DONE (t=5.91s).", "Accumulating evaluation results...", "DONE (t=5.72s).",
+                  "IoU metric: bbox",
+                  " Average Precision  (AP) @[ IoU=0.50:0.95 | area=   all | maxDets=100 ] = 0.083",
+                  " Average Precision  (AP) @[ IoU=0.50      | area=   all | maxDets=100 ] = 0.181",
+                  " Average Precision  (AP) @[ IoU=0.75      | area=   all | maxDets=100 ] = 0.066",
+                  "IoU metric: segm",
+                  " Average Precision  (AP) @[ IoU=0.50:0.95 | area=   all | maxDets=100 ] = 0.079",
+                  " Average Precision  (AP) @[ IoU=0.50      | area=   all | maxDets=100 ] = 0.162"]
+    L += [
+        "Traceback (most recent call last):",
+        f'  File "{ref}/train.py", line 320, in <module>',
+        "    main(args)",
+        f'  File "{ref}/train.py", line 285, in main',
+        "    train_one_epoch(model, optimizer, data_loader, device, epoch, args.print_freq, scaler)",
+        f'  File "{ref}/engine.py", line 41, in train_one_epoch',
+        "    losses.backward()",
+        f'  File "{site}/torch/_tensor.py", line 488, in backward',
+        "    torch.autograd.backward(",
+        f'  File "{site}/torch/autograd/__init__.py", line 197, in backward',
+        "    Variable._execution_engine.run_backward(  # Calls into the C++ engine to run the backward pass",
+        "torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.20 GiB (GPU 2; 39.59 GiB total capacity; "
+        "27.86 GiB already allocated; 960.56 MiB free; 36.95 GiB reserved in total by PyTorch) If reserved memory is >> "
+        "allocated memory try setting max_split_size_mb to avoid fragmentation.  See documentation for Memory "
+        "Management and PYTORCH_CUDA_ALLOC_CONF",
+    ]
+    tf = dt("2023-03-02 09:32:51")
+    L += torchrun_fail("1.13", "logging", tf, 0, site, "/opt/conda/bin/torchrun", "/opt/conda/bin/python", "train.py",
+                       "det-train-0", {"rank": 2, "local_rank": 2, "pid": 9314, "exitcode": 1, "time": tf},
+                       [9312, 9313, 9315])
+    return Case(
+        "cuda-oom-fragmentation-maskrcnn-multiscale-02", "cuda-oom-fragmentation", "medium",
+        "torchrun 4x A100-40GB, torchvision Mask R-CNN with multiscale augmentation (random image sizes every "
+        "step), torch 1.13. max mem (allocated peak) plateaus near 28.7 GB, then in epoch 1 rank 2 fails to get "
+        "1.20 GiB although 36.95 GiB are reserved and only 27.86 GiB allocated: ~9 GiB trapped in the cache.",
+        2,
+        {"gpu_model": "A100-SXM4-40GB", "torch_version": "1.13.1", "launcher": "torchrun", "world_size": "4",
+         "oom_tried_to_allocate": "1.20 GiB", "oom_total_capacity": "39.59 GiB", "oom_free": "960.56 MiB"},
+        ["fragmentation", "max_split_size_mb"],
+        {"train.log": "\n".join(L)},
+    )
+
+
+def case_frag_03() -> Case:
+    """Slurm srun, 16 tasks on 2 nodes of 8 A100-80GB, DeepSpeed ZeRO-3 (13B, variable-length batches), torch 2.1.
+    Rank 0 warns about allocator cache flushes for ~100 steps; rank 5 OOMs with 16.84 GiB reserved-but-unallocated;
+    srun does not kill the others, so 30 minutes later 15 ranks die of the NCCL watchdog."""
+    rng = random.Random(203)
+    user = "jkowalski"
+    ghp = "ghp_" + fake_token(rng, ALNUM, 36)
+    site = "/opt/venvs/llm/lib/python3.10/site-packages"
+    work = f"/lustre/home/{user}/llm-train"
+    nodes = ("gpu-a100-003", "gpu-a100-004")
+    L = [
+        "===== job 2291734 (l2-13b-z3-sft) on 2 nodes: gpu-a100-[003-004] =====",
+        f"SLURM_JOB_USER={user}",
+        "SLURM_JOB_ID=2291734",
+        "SLURM_JOB_NODELIST=gpu-a100-[003-004]",
+        "SLURM_NNODES=2",
+        "SLURM_NTASKS=16",
+        "SLURM_NTASKS_PER_NODE=8",
+        "SLURM_GPUS_ON_NODE=8",
+        "SLURM_CPUS_PER_TASK=12",
+        "MASTER_ADDR=gpu-a100-003 MASTER_PORT=29522",
+        "NCCL_DEBUG=VERSION NCCL_IB_HCA=mlx5 NCCL_SOCKET_IFNAME=ib0",
+        "PYTORCH_CUDA_ALLOC_CONF=",
+        "--- pip freeze (filtered) ---",
+        f"acme-llm-utils @ git+https://{ghp}@github.com/acme-ml/llm-utils.git@4f1c2a9e0b7d33c5a1e8f6d0c2b4a97e1d3f5b60",
+        "accelerate==0.25.0",
+        "deepspeed==0.12.6",
+        "flash-attn==2.4.2",
+        "torch==2.1.2",
+        "transformers==4.36.2",
+        "-----------------------------",
+        "srun -l --kill-on-bad-exit=0 bash -c 'RANK=$SLURM_PROCID LOCAL_RANK=$SLURM_LOCALID WORLD_SIZE=$SLURM_NTASKS "
+        "python -u train.py --deepspeed configs/ds_z3_bf16.json --model meta-llama/Llama-2-13b-hf --data "
+        "/lustre/datasets/sft/mix_v7 --max-len 4096 --micro-bs 4 --grad-accum 4 --steps 6000'",
+    ]
+    t = dt("2024-02-06 02:14:31")
+    last = [t] * 16
+
+    def ds(r: int, dtsec: float, lvl: str, src: str, msg: str) -> None:
+        tt = max(t + timedelta(seconds=dtsec, microseconds=rng.randint(0, 90000)), last[r] + timedelta(microseconds=300))
+        last[r] = tt
+        L.append(f"{r}: {ds_ts(tt)} [{lvl}] [{src}] {msg}")
+
+    order = rng.sample(range(16), 16)
+    for r in order:
+        ds(r, 4.0, "INFO", "real_accelerator.py:161:get_accelerator", "Setting ds_accelerator to cuda (auto detect)")
+    for r in order:
+        ds(r, 9.0, "INFO", "comm.py:637:init_distributed", "cdb=None")
+    ds(0, 9.1, "INFO", "comm.py:668:init_distributed", "Initializing TorchBackend in DeepSpeed with backend nccl")
+    L.append("0: gpu-a100-003:41822:41822 [0] NCCL INFO NCCL version 2.18.1+cuda12.1")
+    ds(0, 31.0, "INFO", "partition_parameters.py:348:__exit__", "finished initializing model - num_params = 363, num_elems = 13.02B")
+    for r in rng.sample(range(16), 16):
+        L.append(f"{r}: Loading checkpoint shards: 100%|██████████| 3/3 [00:{rng.randint(36, 49)}<00:00, {rng.uniform(12.1, 16.4):5.2f}s/it]")
+    L.append("0: [rank 0] data: 1,204,771 samples, max_len 4096, dynamic padding (pad to longest in micro-batch), no packing")
+    ds(0, 95.0, "INFO", "logging.py:96:log_dist", "[Rank 0] DeepSpeed info: version=0.12.6, git-hash=unknown, git-branch=unknown")
+    ds(0, 95.2, "INFO", "logging.py:96:log_dist", "[Rank 0] DeepSpeed Flops Profiler Enabled: False")
+    ds(0, 95.3, "INFO", "logging.py:96:log_dist", "[Rank 0] Using client Optimizer as basic optimizer")
+    ds(0, 95.3, "INFO", "logging.py:96:log_dist", "[Rank 0] Removing param_group that has no 'params' in the basic Optimizer")
+    ds(0, 95.3, "INFO", "logging.py:96:log_dist", "[Rank 0] DeepSpeed Basic Optimizer = FusedAdam")
+    ds(0, 95.3, "INFO", "utils.py:56:is_zero_supported_optimizer", "Checking ZeRO support for optimizer=FusedAdam type=<class 'deepspeed.ops.adam.fused_adam.FusedAdam'>")
+    ds(0, 95.3, "INFO", "logging.py:96:log_dist", "[Rank 0] Creating fp16 ZeRO stage 3 optimizer, MiCS is enabled False, Hierarchical params gather False")
+    ds(0, 95.3, "INFO", "logging.py:96:log_dist", "[Rank 0] Creating torch.bfloat16 ZeRO stage 3 optimizer")
+    ds(0, 95.6, "INFO", "utils.py:791:see_memory_usage", "Stage 3 initialize beginning")
+    ds(0, 95.6, "INFO", "utils.py:792:see_memory_usage", "MA 3.12 GB         Max_MA 4.71 GB         CA 5.3 GB         Max_CA 5 GB ")
+    ds(0, 95.6, "INFO", "utils.py:799:see_memory_usage", "CPU Virtual Memory:  used = 88.23 GB, percent = 8.8%")
+    ds(0, 95.7, "INFO", "stage3.py:127:__init__", "Reduce bucket size 26214400")
+    ds(0, 95.7, "INFO", "stage3.py:128:__init__", "Prefetch bucket size 23592960")
+    ds(0, 97.9, "INFO", "utils.py:791:see_memory_usage", "After creating fp16 partitions: 1")
+    ds(0, 97.9, "INFO", "utils.py:792:see_memory_usage", "MA 3.12 GB         Max_MA 3.12 GB         CA 5.3 GB         Max_CA 5 GB ")
+    ds(0, 99.2, "INFO", "utils.py:791:see_memory_usage", "After initializing optimizer states")
+    ds(0, 99.2, "INFO", "utils.py:792:see_memory_usage", "MA 12.89 GB         Max_MA 14.52 GB         CA 14.54 GB         Max_CA 15 GB ")
+    ds(0, 99.2, "INFO", "stage3.py:434:_setup_for_real_optimizer", "optimizer state initialized")
+    ds(0, 101.0, "INFO", "logging.py:96:log_dist", "[Rank 0] DeepSpeed Final Optimizer = adamw")
+    ds(0, 101.0, "INFO", "logging.py:96:log_dist", "[Rank 0] step=0, skipped=0, lr=[0.0], mom=[(0.9, 0.95)]")
+    ds(0, 101.0, "INFO", "config.py:983:print", "DeepSpeedEngine configuration:")
+    for k, v in [("bfloat16_enabled", "True"), ("gradient_accumulation_steps", "4"), ("train_batch_size", "256"),
+                 ("train_micro_batch_size_per_gpu", "4"), ("zero_enabled", "True"), ("zero_optimization_stage", "3"),
+                 ("zero_config", "stage=3 contiguous_gradients=True reduce_scatter=True reduce_bucket_size=26214400 "
+                  "allgather_partitions=True allgather_bucket_size=500,000,000 overlap_comm=True load_from_fp32_weights=True "
+                  "elastic_checkpoint=False offload_param=None offload_optimizer=None sub_group_size=1000000000 "
+                  "prefetch_bucket_size=23592960 param_persistence_threshold=51200 model_persistence_threshold=sys.maxsize "
+                  "max_live_parameters=1000000000 max_reuse_distance=1000000000 gather_16bit_weights_on_model_save=True")]:
+        ds(0, 101.0, "INFO", "config.py:987:print", f"  {k} {'.' * max(1, 30 - len(k))} {v}")
+    el = 101.0
+    mem = 24.8
+    for step in range(10, 221, 10):
+        el += 10 * rng.uniform(11.5, 13.8)
+        ds(0, el, "INFO", "logging.py:96:log_dist", f"[Rank 0] step={step}, skipped=0, lr=[{1e-5 * min(1, step / 100):.16g}], mom=[(0.9, 0.95)]")
+        ds(0, el, "INFO", "timer.py:260:stop", f"epoch=0/micro_step={step * 4}/global_step={step}, RunningAvgSamplesPerSec="
+           f"{rng.uniform(19.1, 20.3):.14f}, CurrSamplesPerSec={rng.uniform(15.0, 23.0):.14f}, MemAllocated={mem + rng.uniform(-0.3, 0.3):.2f}GB, "
+           f"MaxMemAllocated={rng.uniform(58.2, 63.1):.2f}GB")
+        L.append(f"0: step {step} loss {2.1 - step * 0.0031 + rng.uniform(-0.05, 0.05):.4f} tokens {rng.randint(98000, 131072)}")
+        if step >= 120:
+            flushes = rng.randint(1, 3) + (step - 120) // 40
+            ds(0, el + 0.2, "WARNING", "stage3.py:2069:step",
+               f"{flushes} pytorch allocator cache flushes since last step. this happens when there is high memory pressure "
+               "and is detrimental to performance. if this is happening frequently consider adjusting settings to reduce "
+               "memory consumption. If you are unable to make the cache flushes go away consider adding "
+               "get_accelerator().empty_cache() calls in your training loop to ensure that all ranks flush their caches at "
+               "the same time")
+    site_l = f"{site}"
+    tb = [
+        "Traceback (most recent call last):",
+        f'  File "{work}/train.py", line 402, in <module>',
+        "    main()",
+        f'  File "{work}/train.py", line 361, in main',
+        "    engine.backward(loss)",
+        f'  File "{site_l}/deepspeed/utils/nvtx.py", line 15, in wrapped_fn',
+        "    ret_val = func(*args, **kwargs)",
+        f'  File "{site_l}/deepspeed/runtime/engine.py", line 1955, in backward',
+        "    self.optimizer.backward(loss, retain_graph=retain_graph)",
+        f'  File "{site_l}/deepspeed/utils/nvtx.py", line 15, in wrapped_fn',
+        "    ret_val = func(*args, **kwargs)",
+        f'  File "{site_l}/deepspeed/runtime/zero/stage3.py", line 2135, in backward',
+        "    self.loss_scaler.backward(loss.float(), retain_graph=retain_graph)",
+        f'  File "{site_l}/deepspeed/runtime/fp16/loss_scaler.py", line 63, in backward',
+        "    scaled_loss.backward(retain_graph=retain_graph)",
+        f'  File "{site_l}/torch/_tensor.py", line 492, in backward',
+        "    torch.autograd.backward(",
+        f'  File "{site_l}/torch/autograd/__init__.py", line 251, in backward',
+        "    Variable._execution_engine.run_backward(  # Calls into the C++ engine to run the backward pass",
+        f'  File "{site_l}/torch/autograd/function.py", line 288, in apply',
+        "    return user_fn(self, *args)",
+        f'  File "{site_l}/torch/utils/checkpoint.py", line 288, in backward',
+        "    torch.autograd.backward(outputs_with_grad, args_with_grad)",
+        f'  File "{site_l}/torch/autograd/__init__.py", line 251, in backward',
+        "    Variable._execution_engine.run_backward(  # Calls into the C++ engine to run the backward pass",
+        "torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.38 GiB. GPU 5 has a total capacty of "
+        "79.15 GiB of which 1.12 GiB is free. Including non-PyTorch memory, this process has 78.01 GiB memory in use. "
+        "Of the allocated memory 59.70 GiB is allocated by PyTorch, and 16.84 GiB is reserved by PyTorch but "
+        "unallocated. If reserved but unallocated memory is large try setting max_split_size_mb to avoid "
+        "fragmentation.  See documentation for Memory Management and PYTORCH_CUDA_ALLOC_CONF",
+    ]
+    L += [f"5: {x}" for x in tb]
+    L.append("srun: error: gpu-a100-003: task 5: Exited with exit code 1")
+    wd = []
+    for r in [x for x in range(16) if x != 5]:
+        ran = 1800000 + rng.randint(100, 1900)
+        wd.append((r, nccl_watchdog("2.1", r, 48213, "_ALLGATHER_BASE", 1800000, ran, (8519680, 136314880))))
+    rng.shuffle(wd)
+    for r, lines in wd:
+        L.append(f"{r}: {lines[0]}")
+    for r, lines in wd:
+        L += [f"{r}: {x}" for x in lines[1:]]
+    L += ["srun: error: gpu-a100-003: tasks 0-4,6-7: Aborted (core dumped)",
+          "srun: error: gpu-a100-004: tasks 8-15: Aborted (core dumped)"]
+    return Case(
+        "cuda-oom-fragmentation-zero3-srun-cacheflush-03", "cuda-oom-fragmentation", "hard",
+        "srun with 16 tasks (2 nodes x 8 A100-80GB), DeepSpeed ZeRO-3 Llama-2-13B, variable-length micro-batches. Rank 0 "
+        "warns about pytorch allocator cache flushes for ~100 steps; rank 5 then OOMs in backward with 16.84 GiB reserved "
+        "but unallocated (fragmentation). srun leaves the others running, and 30 minutes later all 15 remaining ranks "
+        "die of the NCCL watchdog, which ends the log.",
+        5,
+        {"gpu_model": "A100-SXM4-80GB", "torch_version": "2.1.2", "deepspeed_version": "0.12.6",
+         "nccl_version": "2.18.1", "launcher": "srun", "world_size": "16", "num_nodes": "2", "zero_stage": "3",
+         "oom_tried_to_allocate": "1.38 GiB"},
+        ["fragmentation", "rank 5"],
+        {"slurm-2291734.out": "\n".join(L)},
+        also=["cuda-oom"],
+        secrets=[ghp, user],
+    )

@@ -227,6 +227,7 @@ class Clock:
         return self.t
 
     def ds(self) -> str:  # DeepSpeed / python logging style: 2024-03-12 09:14:02,118
+        self.t += timedelta(milliseconds=self.rng.choice((0, 0, 1, 1, 2, 3, 5, 8, 13)))
         return self.t.strftime("%Y-%m-%d %H:%M:%S,") + f"{self.t.microsecond // 1000:03d}"
 
     def glog(self, level: str = "I", pid: int = 0) -> str:  # torch c10 / elastic style: W0312 09:14:02.118000 140
@@ -400,7 +401,7 @@ def pip_list(pkgs: list[tuple[str, str]]) -> list[str]:
 
 def nccl_init(host: str, pid: int, rank: int, nranks: int, local: int, version: str, cuda: str,
               rng: random.Random, iface: str = "eth0", ip: str = "10.0.0.4", ib: bool = False,
-              prefix: str = "", nnodes: int = 1) -> list[str]:
+              prefix: str = "", nnodes: int = 1, via: str | None = None) -> list[str]:
     tid = pid + rng.randint(90, 400)
     h = f"{prefix}{host}:{pid}:{pid} [{local}] NCCL INFO "
     t = f"{prefix}{host}:{pid}:{tid} [{local}] NCCL INFO "
@@ -432,7 +433,8 @@ def nccl_init(host: str, pid: int, rank: int, nranks: int, local: int, version: 
     out.append(f"{t}Trees [0] {nxt if nxt else -1}/-1/-1->{rank}->{prv if rank else -1} "
                f"[1] {nxt if nxt else -1}/-1/-1->{rank}->{prv if rank else -1}")
     out.append(f"{t}P2P Chunksize set to 524288")
-    via = "P2P/IPC/read" if nnodes == 1 or (nxt // 8 == rank // 8) else ("NET/IB/0/GDRDMA" if ib else "NET/Socket/0")
+    if via is None:
+        via = "P2P/IPC/read" if nnodes == 1 or (nxt // 8 == rank // 8) else ("NET/IB/0/GDRDMA" if ib else "NET/Socket/0")
     out.append(f"{t}Channel 00/0 : {rank}[{local}] -> {nxt}[{nxt % 8}] via {via}")
     out.append(f"{t}Channel 01/0 : {rank}[{local}] -> {nxt}[{nxt % 8}] via {via}")
     out.append(f"{t}Connected all rings")
@@ -2106,3 +2108,1185 @@ def dtype_float64_ray_train() -> Case:
         {"driver.log": "\n".join(lines)},
         {"gpu_model": "A10G", "torch_version": "2.1.2", "cuda_version": "11.8", "launcher": "ray", "world_size": "2"},
         ["float32", "dtype"], initiating_rank=0)
+
+
+# ---- autograd ------------------------------------------------------------------------------------
+
+
+@synthetic
+def inplace_gan_ddp_4090() -> Case:
+    rng = random.Random("inplace-02")
+    site = "/home/dev/venvs/gan/lib/python3.10/site-packages"
+    clock = Clock(datetime(2023, 7, 28, 21, 4, 16), rng)
+    lines = ["$ NCCL_DEBUG=INFO torchrun --nproc_per_node=2 train_dcgan.py --dataset celeba --image-size 128 "
+             "--batch-size 128 --epochs 40"]
+    lines += torchrun_header(clock, 4410, "2.0")
+    lines += ["[train_dcgan] torch 2.0.1+cu118 | 2 x NVIDIA GeForce RTX 4090 | world_size=2",
+              "[train_dcgan] Generator: 12,658,435 params | Discriminator: 11,033,409 params"]
+    pids = [4431, 4432]
+    for r in range(2):
+        lines += nccl_init("desk-gpu", pids[r], r, 2, r, "2.14.3", "11.8", rng, iface="enp5s0", ip="192.168.1.40",
+                           via="SHM/direct/direct")
+    lines += ["[train_dcgan] CelebA: 202,599 images -> 791 iterations/epoch per rank",
+              "[train_dcgan] epoch 1/40"]
+    streams = []
+    for r in range(2):
+        fr = [("/home/dev/dcgan/train_dcgan.py", 188, "<module>", "train(args)"),
+              ("/home/dev/dcgan/train_dcgan.py", 151, "train", "loss_g.backward()")]
+        fr += backward_frames(site, "2.0")
+        streams.append(traceback(fr, "RuntimeError: one of the variables needed for gradient computation has been "
+                                     "modified by an inplace operation: [torch.cuda.FloatTensor [1024, 1]], which is "
+                                     "output 0 of AsStridedBackward0, is at version 2; expected version 1 instead. "
+                                     "Hint: enable anomaly detection to find the operation that failed to compute its "
+                                     "gradient, with torch.autograd.set_detect_anomaly(True)."))
+    lines += interleave(rng, streams, (1, 3))
+    clock.advance(14.2)
+    root = RankExit(0, 0, pids[0], 1, clock.elastic(), "desk-gpu")
+    others = [RankExit(1, 1, pids[1], 1, clock.elastic(), "desk-gpu")]
+    lines += torchrun_child_failed("train_dcgan.py", root, others, site, clock, 4410,
+                                   "/home/dev/venvs/gan/bin/python", "2.0", [])
+    return Case(
+        "autograd-inplace-modified-gan-ddp-torchrun-02", "autograd-inplace-modified", "medium",
+        "2x RTX 4090 DCGAN under torchrun: the discriminator's optimizer.step() runs before the generator's "
+        "backward through the same discriminator graph; both ranks fail, ChildFailedError at the end",
+        {"train.log": "\n".join(lines)},
+        {"gpu_model": "GeForce RTX 4090", "gpu_count": "2", "torch_version": "2.0.1", "cuda_version": "11.8",
+         "nccl_version": "2.14.3", "launcher": "torchrun", "world_size": "2"},
+        ["step", "discriminator"], initiating_rank=0)
+
+
+@synthetic
+def backward_twice_retry_slurm() -> Case:
+    rng = random.Random("twice-03")
+    site = "/home/mchen/.conda/envs/lm/lib/python3.10/site-packages"
+    clock = Clock(datetime(2024, 2, 7, 3, 0, 12), rng)
+    nodes = ["gpu-b06", "gpu-b07"]
+    lines = ["SLURM_JOB_ID=884213", "SLURM_JOB_NAME=lm-1b4-bf16", "SLURM_JOB_USER=mchen", "SLURM_NNODES=2",
+             "SLURM_NTASKS=16", "SLURM_JOB_NODELIST=gpu-b[06-07]", "SLURM_SUBMIT_DIR=/home/mchen/lm-train",
+             "MASTER_ADDR=gpu-b06 MASTER_PORT=29411",
+             "+ srun -l --kill-on-bad-exit=0 python -u train.py --config configs/lm_1b4.yaml"]
+    pids = {r: 71000 + (r % 8) * 7 + (r // 8) * 1000 for r in range(16)}
+    for r in (0, 8):
+        lines.append(f"{r:>2}: [{clock.ds()}] INFO torch 2.1.2+cu121 | nccl (2, 18, 1) | host {nodes[r // 8]} | "
+                     f"8 x NVIDIA A100-SXM4-80GB")
+    for r in range(16):
+        init = nccl_init(nodes[r // 8], pids[r], r, 16, r % 8, "2.18.1", "12.1", rng, iface="ib0",
+                         ip=f"10.20.6.{6 + r // 8}", ib=True, nnodes=2)
+        lines += [f"{r:>2}: {ln}" for ln in init]
+    clock.advance(31.0)
+    lines.append(f" 0: [{clock.ds()}] INFO resumed from /scratch/mchen/ckpt/lm_1b4/step_8000 (optimizer, scheduler, rng)")
+    loss = 2.61
+    for step in range(8010, 8420, 10):
+        clock.advance(rng.uniform(6.1, 6.5))
+        loss = max(2.3, loss + rng.uniform(-0.02, 0.015))
+        lines.append(f" 0: [{clock.ds()}] INFO step {step} | loss {loss:.4f} | grad_norm {rng.uniform(0.2, 0.4):.3f} | "
+                     f"lr 2.87e-04 | {rng.uniform(318, 330):.0f}k tok/s")
+    clock.advance(3.7)
+    lines.append(f"11: [{clock.ds()}] WARNING non-finite grad norm (inf) on rank 11 at step 8423; zeroing grads and "
+                 "retrying backward in fp32")
+    fr = [("/home/mchen/lm-train/train.py", 402, "<module>", "main(cfg)"),
+          ("/home/mchen/lm-train/train.py", 356, "main", "loss = train_step(model, batch, optimizer, cfg)"),
+          ("/home/mchen/lm-train/train.py", 287, "train_step", "(loss.float() / cfg.retry_scale).backward()")]
+    fr += backward_frames(site, "2.1")
+    lines += prefixed(traceback(fr, "RuntimeError: Trying to backward through the graph a second time (or directly "
+                                    "access saved tensors after they have already been freed). Saved intermediate "
+                                    "values of the graph are freed when you call .backward() or autograd.grad(). "
+                                    "Specify retain_graph=True if you need to backward through the graph a second "
+                                    "time or if you need to access saved tensors after calling backward."), "11: ")
+    clock.advance(2.2)
+    lines.append("srun: error: gpu-b07: task 11: Exited with exit code 1")
+    clock.advance(1800.0)
+    order = [r for r in range(16) if r != 11]
+    rng.shuffle(order)
+    for r in order:
+        lines += prefixed(watchdog_abort(rng, clock, r, 1_214_877, "ALLREDUCE", 25_165_824, 1800000, "2.1", site,
+                                         pids[r]), f"{r:>2}: ")
+    lines += ["srun: error: gpu-b06: tasks 0-7: Aborted (core dumped)",
+              "srun: error: gpu-b07: tasks 8-10,12-15: Aborted (core dumped)"]
+    return Case(
+        "autograd-backward-twice-retry-slurm-03", "autograd-backward-twice", "hard",
+        "16-rank Slurm job (srun -l, 2 nodes): rank 11's retry path calls backward a second time on a freed "
+        "graph and exits; the 15 other ranks wait in all_reduce until the 30-minute NCCL watchdog aborts them",
+        {"slurm-884213.out": "\n".join(lines)},
+        {"gpu_model": "A100-SXM4-80GB", "torch_version": "2.1.2", "nccl_version": "2.18.1", "launcher": "srun",
+         "world_size": "16", "num_nodes": "2", "failure_step": "8420"},
+        ["rank 11", "backward"], initiating_rank=11, secrets=["mchen"])
+
+
+@synthetic
+def no_grad_fn_peft_accelerate() -> Case:
+    rng = random.Random("nograd-03")
+    site = "/opt/conda/lib/python3.10/site-packages"
+    clock = Clock(datetime(2023, 11, 3, 13, 31, 9), rng)
+    lines = ["+ nvidia-smi -L",
+             "GPU 0: NVIDIA A100-SXM4-40GB (UUID: GPU-5e1f2c3a-90b1-7d44-2a8e-61c9f0d3b7a2)",
+             "GPU 1: NVIDIA A100-SXM4-40GB (UUID: GPU-a7d0e4b9-3c12-58f6-91e0-0b4d2f6c8e13)",
+             "+ accelerate launch --multi_gpu --num_processes 2 run_sft.py --model_name_or_path "
+             "meta-llama/Llama-2-7b-hf --dataset_name timdettmers/openassistant-guanaco --bf16 True "
+             "--gradient_checkpointing True --per_device_train_batch_size 4 --gradient_accumulation_steps 4 "
+             "--learning_rate 2e-4 --lora_r 16 --lora_alpha 32 --output_dir out/llama2-7b-guanaco-lora",
+             "The following values were not passed to `accelerate launch` and had defaults used instead:",
+             "\t`--num_machines` was set to a value of `1`",
+             "\t`--mixed_precision` was set to a value of `'no'`",
+             "\t`--dynamo_backend` was set to a value of `'no'`",
+             "To avoid this warning pass in values for each of the problematic parameters or run `accelerate config`."]
+    lines += torchrun_header(clock, 6650, "2.1")
+    clock.advance(9.1)
+    lines += [f"[INFO|training_args.py:1345] {clock.ds()} >> Found safetensors installation, but --save_safetensors=False. "
+              "Safetensors should be a preferred weights saving format due to security and performance reasons. If your "
+              "model cannot be saved by safetensors please feel free to open an issue at "
+              "https://github.com/huggingface/safetensors!",
+              f"[INFO|training_args.py:1798] {clock.ds()} >> PyTorch: setting up devices",
+              "11/03/2023 13:31:19 - WARNING - __main__ - Process rank: 0, device: cuda:0, n_gpu: 1, distributed "
+              "training: True, 16-bits training: False",
+              "11/03/2023 13:31:19 - WARNING - __main__ - Process rank: 1, device: cuda:1, n_gpu: 1, distributed "
+              "training: True, 16-bits training: False",
+              "11/03/2023 13:31:19 - INFO - __main__ - torch 2.1.0+cu121, transformers 4.34.1, peft 0.6.2, "
+              "accelerate 0.24.1"]
+    bars = []
+    for r in range(2):
+        bars.append(["Loading checkpoint shards: " + "\r".join(
+            f"{p:>3}%|{'█' * (p // 10)}{' ' * (10 - p // 10)}| {n}/2 [00:{t:02d}<00:{max(0, 10 - t):02d}, "
+            f"{rng.uniform(4.6, 5.6):.2f}s/it]" for p, n, t in ((0, 0, 0), (50, 1, 5), (100, 2, 10)))])
+    lines += interleave(rng, bars, (1, 1))
+    lines += ["trainable params: 8,388,608 || all params: 6,746,804,224 || trainable%: 0.12433454005023165",
+              "trainable params: 8,388,608 || all params: 6,746,804,224 || trainable%: 0.12433454005023165",
+              "Map: 100%|██████████| 9846/9846 [00:03<00:00, 2811.04 examples/s]",
+              "Map: 100%|██████████| 9846/9846 [00:03<00:00, 2790.52 examples/s]",
+              f"[INFO|trainer.py:1760] {clock.ds()} >> ***** Running training *****",
+              f"[INFO|trainer.py:1761] {clock.ds()} >>   Num examples = 9,846",
+              f"[INFO|trainer.py:1762] {clock.ds()} >>   Num Epochs = 3",
+              f"[INFO|trainer.py:1763] {clock.ds()} >>   Instantaneous batch size per device = 4",
+              f"[INFO|trainer.py:1766] {clock.ds()} >>   Total train batch size (w. parallel, distributed & accumulation) = 32",
+              f"[INFO|trainer.py:1767] {clock.ds()} >>   Gradient Accumulation steps = 4",
+              f"[INFO|trainer.py:1768] {clock.ds()} >>   Total optimization steps = 924",
+              f"[INFO|trainer.py:1769] {clock.ds()} >>   Number of trainable parameters = 8,388,608",
+              "  0%|          | 0/924 [00:00<?, ?it/s]",
+              "`use_cache=True` is incompatible with gradient checkpointing. Setting `use_cache=False`...",
+              "`use_cache=True` is incompatible with gradient checkpointing. Setting `use_cache=False`...",
+              f"{site}/torch/utils/checkpoint.py:61: UserWarning: None of the inputs have requires_grad=True. "
+              "Gradients will be None",
+              "  warnings.warn(",
+              f"{site}/torch/utils/checkpoint.py:61: UserWarning: None of the inputs have requires_grad=True. "
+              "Gradients will be None",
+              "  warnings.warn("]
+    streams = []
+    for r in range(2):
+        fr = [("/workspace/sft/run_sft.py", 214, "<module>", "main()"),
+              ("/workspace/sft/run_sft.py", 207, "main", "train_result = trainer.train()"),
+              (f"{site}/transformers/trainer.py", 1591, "train", "return inner_training_loop("),
+              (f"{site}/transformers/trainer.py", 1892, "_inner_training_loop", "tr_loss_step = self.training_step(model, inputs)"),
+              (f"{site}/transformers/trainer.py", 2787, "training_step", "self.accelerator.backward(loss)"),
+              (f"{site}/accelerate/accelerator.py", 1989, "backward", "loss.backward(**kwargs)")]
+        fr += backward_frames(site, "2.1")
+        streams.append(traceback(fr, "RuntimeError: element 0 of tensors does not require grad and does not have a grad_fn"))
+    lines += interleave(rng, streams, (1, 3))
+    lines += ["  0%|          | 0/924 [00:04<?, ?it/s]"]
+    clock.advance(7.3)
+    root = RankExit(0, 0, 6671, 1, clock.elastic(), "trn-a100-2x")
+    others = [RankExit(1, 1, 6672, 1, clock.elastic(), "trn-a100-2x")]
+    fail = torchrun_child_failed("run_sft.py", root, others, site, clock, 6650, "/opt/conda/bin/python", "2.1", [])
+    cut = fail.index("Traceback (most recent call last):")
+    end = fail.index("============================================================")
+    acc = traceback([
+        ("/opt/conda/bin/accelerate", 8, "<module>", "sys.exit(main())"),
+        (f"{site}/accelerate/commands/accelerate_cli.py", 47, "main", "args.func(args)"),
+        (f"{site}/accelerate/commands/launch.py", 985, "launch_command", "multi_gpu_launcher(args)"),
+        (f"{site}/accelerate/commands/launch.py", 654, "multi_gpu_launcher", "distrib_run.run(args)"),
+        (f"{site}/torch/distributed/run.py", 797, "run", "elastic_launch("),
+        (f"{site}/torch/distributed/launcher/api.py", 134, "__call__", "return launch_agent(self._config, self._entrypoint, list(args))"),
+        (f"{site}/torch/distributed/launcher/api.py", 264, "launch_agent", "raise ChildFailedError("),
+    ], "torch.distributed.elastic.multiprocessing.errors.ChildFailedError: ")
+    lines += fail[:cut] + acc + fail[end:]
+    return Case(
+        "autograd-no-grad-fn-peft-accelerate-03", "autograd-no-grad-fn", "medium",
+        "accelerate launch (2x A100-40GB) HF Trainer LoRA fine-tune with gradient_checkpointing and reentrant "
+        "checkpoints over frozen embeddings; torch warns 'None of the inputs have requires_grad=True', then "
+        "backward fails on both ranks",
+        {"train.log": "\n".join(lines)},
+        {"gpu_model": "A100-SXM4-40GB", "gpu_count": "2", "torch_version": "2.1.0", "transformers_version": "4.34.1",
+         "accelerate_version": "0.24.1", "launcher": "accelerate", "world_size": "2"},
+        ["gradient checkpointing", "requires_grad"], initiating_rank=0)
+
+
+# ---- shape-mismatch ------------------------------------------------------------------------------
+
+
+@synthetic
+def shape_rope_multinode_hard() -> Case:
+    rng = random.Random("shape-03")
+    site = "/usr/local/lib/python3.10/dist-packages"
+    hosts = ["gpu-h100-017", "gpu-h100-018"]
+    ips = ["10.44.1.17", "10.44.1.18"]
+    start = datetime(2024, 10, 22, 13, 58, 30)
+    cmd = ("+ torchrun --nnodes=2 --nproc_per_node=8 --rdzv_backend=c10d --rdzv_endpoint=gpu-h100-017:29400 "
+           "--rdzv_id=lm7b-ctx8k train.py --config configs/lm7b_ctx.yaml")
+    logs = {}
+    agents = [88190, 40412]
+    pids = {r: agents[r // 8] + 23 + (r % 8) for r in range(16)}
+    clocks = [Clock(start, rng), Clock(start + timedelta(seconds=0.8), rng)]
+    for n in range(2):
+        c = clocks[n]
+        out = [cmd.replace("--rdzv_id", f"--node_rank={n} --rdzv_id") if False else cmd]
+        out += torchrun_header(c, agents[n], "2.4")
+        c.advance(11.2)
+        if n == 0:
+            out.append(f"[{c.ds()}] [train] torch 2.4.0+cu124 | 16 x NVIDIA H100 80GB HBM3 over 2 nodes | "
+                       "seq_len up to 8192 (bucketed) | rope cache max_seq_len=4096")
+        for lr in range(8):
+            r = n * 8 + lr
+            out += nccl_init(hosts[n], pids[r], r, 16, lr, "2.20.5", "12.4", rng, iface="ibp26s0", ip=ips[n],
+                             ib=True, nnodes=2)
+        logs[n] = out
+    # training progress on node 0
+    c0 = clocks[0]
+    c0.advance(40.0)
+    logs[0].append(f"[{c0.ds()}] [train] data: 1,024 parquet shards, length buckets [2048, 4096, 4608, 8192]")
+    loss = 2.05
+    for step in range(100, 2300, 100):
+        c0.advance(rng.uniform(57, 61))
+        loss = max(1.7, loss - rng.uniform(0.0, 0.012))
+        logs[0].append(f"[{c0.ds()}] [train] step {step:>5} | loss {loss:.4f} | lr 1.50e-04 | "
+                       f"grad_norm {rng.uniform(0.21, 0.33):.3f} | {rng.uniform(9.6, 10.1):.2f}k tok/s/gpu")
+    fail_t = c0.t + timedelta(seconds=23.4)
+    # node 1: rank 13 gets the first 4608-token bucket
+    c1 = clocks[1]
+    c1.t = fail_t
+    fr = [("/opt/lm/train.py", 344, "<module>", "main()"),
+          ("/opt/lm/train.py", 301, "main", "logits = model(input_ids, attention_mask=attn_mask)")]
+    fr += module_frames(site, "2.4")
+    fr += [(f"{site}/torch/nn/parallel/distributed.py", 1636, "forward", "else self._run_ddp_forward(*inputs, **kwargs)"),
+           (f"{site}/torch/nn/parallel/distributed.py", 1454, "_run_ddp_forward", "return self.module(*inputs, **kwargs)  # type: ignore[index]")]
+    fr += module_frames(site, "2.4")
+    fr += [("/opt/lm/lm/model.py", 268, "forward", "h = layer(h, cos, sin, attn_mask)")]
+    fr += module_frames(site, "2.4")
+    fr += [("/opt/lm/lm/model.py", 171, "forward", "h = x + self.attn(self.attn_norm(x), cos, sin, mask)")]
+    fr += module_frames(site, "2.4")
+    fr += [("/opt/lm/lm/model.py", 118, "forward", "q, k = apply_rotary(q, k, cos[:, :T], sin[:, :T])"),
+           ("/opt/lm/lm/rope.py", 41, "apply_rotary", "q_out = q * cos + rotate_half(q) * sin")]
+    logs[1] += traceback(fr, "RuntimeError: The size of tensor a (4608) must match the size of tensor b (4096) at "
+                             "non-singleton dimension 1", "[rank13]: ")
+    c1.advance(1.9)
+    root = RankExit(13, 5, pids[13], 1, c1.elastic(), hosts[1])
+    logs[1] += torchrun_child_failed("train.py", root, [], site, c1, agents[1], "/usr/bin/python", "2.4",
+                                     [pids[r] for r in range(8, 16) if r != 13])
+    # node 0: IB completions with error, then every rank aborts
+    c0.t = fail_t + timedelta(seconds=1.7)
+    for r in (2, 6, 0, 5, 3, 7, 1, 4):
+        tid = pids[r] + rng.randint(400, 700)
+        peer = f"{ips[1]}<{rng.randint(33000, 60000)}>"
+        ib = (f"NET/IB : Got completion from peer {peer} with error 12, opcode 0, len 0, vendor err 129 (Recv) "
+              f"localGid ::ffff:{ips[0]} remoteGid ::ffff:{ips[1]}")
+        pre = f"{hosts[0]}:{pids[r]}:{tid} [{r}]"
+        logs[0] += [f"{pre} transport/net_ib.cc:1696 NCCL WARN {ib}",
+                    f"{pre} NCCL INFO transport/net.cc:1298 -> 6",
+                    f"{pre} NCCL INFO proxy.cc:694 -> 6",
+                    f"{pre} NCCL INFO proxy.cc:874 -> 6 [Progress Thread]"]
+    for r in (2, 6, 0, 5, 3, 7, 1, 4):
+        c0.tick(0.01, 0.2)
+        t = c0.t
+        ts = f"[rank{r}]:[E{t.month * 100 + t.day} {t.strftime('%H:%M:%S')}.{t.microsecond:06d}{rng.randint(100, 999)}"
+        peer = f"{ips[1]}<{rng.randint(33000, 60000)}>"
+        lib = f"{site}/torch/lib"
+        msg = (f"[PG 0 (default_pg) Rank {r}] Process group watchdog thread terminated with exception: NCCL error: "
+               "remote process exited or there was a network error, NCCL version 2.20.5\n"
+               "ncclRemoteError: A call failed possibly due to a network error or a remote process exiting "
+               "prematurely.\nLast error:\n"
+               f"NET/IB : Got completion from peer {peer} with error 12, opcode 0, len 0, vendor err 129 (Recv) "
+               f"localGid ::ffff:{ips[0]} remoteGid ::ffff:{ips[1]}")
+        frames = [
+            "Exception raised from checkForNCCLErrorsInternal at ../torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:1908 "
+            "(most recent call last):",
+            f"frame #0: c10::Error::Error(c10::SourceLocation, std::string) + 0x96 ({libaddr(rng)} in {lib}/libc10.so)",
+            "frame #1: c10d::ProcessGroupNCCL::checkForNCCLErrorsInternal(std::shared_ptr<c10d::NCCLComm>&) + 0x220 "
+            f"({libaddr(rng)} in {lib}/libtorch_cuda.so)",
+            "frame #2: c10d::ProcessGroupNCCL::WorkNCCL::checkAndSetException() + 0x7c "
+            f"({libaddr(rng)} in {lib}/libtorch_cuda.so)",
+            f"frame #3: c10d::ProcessGroupNCCL::watchdogHandler() + 0x213 ({libaddr(rng)} in {lib}/libtorch_cuda.so)",
+            f"frame #4: c10d::ProcessGroupNCCL::ncclCommWatchdog() + 0x10c ({libaddr(rng)} in {lib}/libtorch_cuda.so)",
+            f"frame #5: <unknown function> + 0xdc253 ({libaddr(rng)} in /lib/x86_64-linux-gnu/libstdc++.so.6)",
+            f"frame #6: <unknown function> + 0x94ac3 ({libaddr(rng)} in /lib/x86_64-linux-gnu/libc.so.6)",
+            f"frame #7: <unknown function> + 0x126850 ({libaddr(rng)} in /lib/x86_64-linux-gnu/libc.so.6)",
+            ""]
+        first, *rest = msg.split("\n")
+        logs[0] += [f"{ts} ProcessGroupNCCL.cpp:1515] {first}"] + rest + frames
+        logs[0] += ["terminate called after throwing an instance of 'c10::DistBackendError'",
+                    f"  what():  {first}"] + rest + frames
+    c0.advance(0.9)
+    root0 = RankExit(2, 2, pids[2], -6, c0.elastic(), hosts[0])
+    others0 = [RankExit(6, 6, pids[6], -6, c0.elastic(), hosts[0]), RankExit(0, 0, pids[0], -6, c0.elastic(), hosts[0])]
+    logs[0] += torchrun_child_failed("train.py", root0, others0, site, c0, agents[0], "/usr/bin/python", "2.4",
+                                     [pids[r] for r in (1, 3, 4, 5, 7)])
+    return Case(
+        "shape-mismatch-rope-multinode-03", "shape-mismatch", "hard",
+        "2-node x 8 H100 torchrun: rank 13 (node 1) gets the first 4608-token bucket and the RoPE cache sized for "
+        "4096 fails to broadcast; node 0 only shows NCCL IB completion errors, ncclRemoteError and SIGABRT",
+        {"node0.log": "\n".join(logs[0]), "node1.log": "\n".join(logs[1])},
+        {"gpu_model": "H100 80GB HBM3", "torch_version": "2.4.0", "nccl_version": "2.20.5", "launcher": "torchrun",
+         "world_size": "16", "num_nodes": "2"},
+        ["rank 13", "4096"], initiating_rank=13)
+
+
+@synthetic
+def shape_labels_hf_l4() -> Case:
+    rng = random.Random("shape-04")
+    site = "/home/user/venv/lib/python3.10/site-packages"
+    clock = Clock(datetime(2024, 4, 9, 11, 20, 5), rng)
+    lines = ["$ python train_causal.py --model Qwen/Qwen1.5-0.5B --data data/support_tickets.jsonl --max-len 512 "
+             "--bf16 --per-device-batch 8",
+             "torch 2.2.1+cu121 | transformers 4.38.2 | device NVIDIA L4 (22.5 GiB)",
+             "Special tokens have been added in the vocabulary, make sure the associated word embeddings are "
+             "fine-tuned or trained.",
+             "Generating train split: 41210 examples [00:00, 214711.07 examples/s]",
+             "Map: 100%|██████████| 41210/41210 [00:09<00:00, 4409.18 examples/s]",
+             f"[INFO|trainer.py:1812] {clock.ds()} >> ***** Running training *****",
+             f"[INFO|trainer.py:1813] {clock.ds()} >>   Num examples = 41,210",
+             f"[INFO|trainer.py:1814] {clock.ds()} >>   Num Epochs = 2",
+             f"[INFO|trainer.py:1815] {clock.ds()} >>   Instantaneous batch size per device = 8",
+             f"[INFO|trainer.py:1818] {clock.ds()} >>   Total train batch size (w. parallel, distributed & accumulation) = 8",
+             f"[INFO|trainer.py:1819] {clock.ds()} >>   Gradient Accumulation steps = 1",
+             f"[INFO|trainer.py:1820] {clock.ds()} >>   Total optimization steps = 10,304",
+             f"[INFO|trainer.py:1821] {clock.ds()} >>   Number of trainable parameters = 463,987,712",
+             "  0%|          | 0/10304 [00:00<?, ?it/s]"]
+    site_t = f"{site}/transformers"
+    fr = [("/home/user/ft/train_causal.py", 131, "<module>", "trainer.train()"),
+          (f"{site_t}/trainer.py", 1624, "train", "return inner_training_loop("),
+          (f"{site_t}/trainer.py", 1961, "_inner_training_loop", "tr_loss_step = self.training_step(model, inputs)"),
+          (f"{site_t}/trainer.py", 2902, "training_step", "loss = self.compute_loss(model, inputs)"),
+          ("/home/user/ft/train_causal.py", 64, "compute_loss",
+           "loss = F.cross_entropy(shift_logits.view(-1, shift_logits.size(-1)), shift_labels, ignore_index=-100)"),
+          (f"{site}/torch/nn/functional.py", 3059, "cross_entropy",
+           "return torch._C._nn.cross_entropy_loss(input, target, weight, _Reduction.get_enum(reduction), ignore_index, label_smoothing)")]
+    lines += traceback(fr, "ValueError: Expected input batch_size (4088) to match target batch_size (8).")
+    lines += ["  0%|          | 0/10304 [00:01<?, ?it/s]"]
+    return Case(
+        "shape-mismatch-labels-flatten-hf-l4-04", "shape-mismatch", "easy",
+        "HF Trainer subclass with a custom causal-LM loss flattens the shifted logits to (8*511, V) but passes "
+        "the (8, 511) labels unflattened",
+        {"train.log": "\n".join(lines)},
+        {"gpu_model": "L4", "torch_version": "2.2.1", "cuda_version": "12.1", "transformers_version": "4.38.2",
+         "launcher": "python"},
+        ["labels", "view(-1)"])
+
+
+# ---- device-mismatch -----------------------------------------------------------------------------
+
+
+@synthetic
+def device_generate_4090() -> Case:
+    rng = random.Random("device-01")
+    site = "/home/ana/.local/lib/python3.10/site-packages"
+    lines = ["ana@rig:~/chat$ python chat_infer.py --model ./mistral-7b-support-merged --prompt-file prompts/faq.txt",
+             "torch 2.0.1+cu118 | cuda: True | NVIDIA GeForce RTX 4090 (23.6 GiB)",
+             "Loading checkpoint shards: " + "\r".join(
+                 f"{p:>3}%|{'█' * (p // 10)}{' ' * (10 - p // 10)}| {n}/3 [00:{t:02d}<00:{max(0, 7 - t):02d}, "
+                 f"{rng.uniform(2.1, 2.6):.2f}s/it]" for p, n, t in ((0, 0, 0), (33, 1, 2), (67, 2, 5), (100, 3, 7))),
+             "model on cuda:0, dtype torch.float16",
+             "prompt 1/24: 'How do I reset the router to factory settings?'",
+             f"{site}/transformers/generation/utils.py:1473: UserWarning: You are calling .generate() with the "
+             "`input_ids` being on a device type different than your model's device. `input_ids` is on cpu, whereas "
+             "the model is on cuda. You may experience unexpected behaviors or slower generation. Please make sure "
+             "that you have put `input_ids` to the correct device by calling for example input_ids = "
+             "input_ids.to('cuda') before running `.generate()`.",
+             "  warnings.warn("]
+    t = f"{site}/transformers"
+    fr = [("/home/ana/chat/chat_infer.py", 48, "<module>", "out = model.generate(**inputs, max_new_tokens=256, do_sample=False)"),
+          (f"{site}/torch/utils/_contextlib.py", 115, "decorate_context", "return func(*args, **kwargs)"),
+          (f"{t}/generation/utils.py", 1538, "generate", "return self.greedy_search("),
+          (f"{t}/generation/utils.py", 2362, "greedy_search", "outputs = self(")]
+    fr += module_frames(site, "2.0")
+    fr += [(f"{t}/models/mistral/modeling_mistral.py", 1009, "forward", "outputs = self.model(")]
+    fr += module_frames(site, "2.0")
+    fr += [(f"{t}/models/mistral/modeling_mistral.py", 838, "forward", "inputs_embeds = self.embed_tokens(input_ids)")]
+    fr += module_frames(site, "2.0")
+    fr += [(f"{site}/torch/nn/modules/sparse.py", 162, "forward", "return F.embedding("),
+           (f"{site}/torch/nn/functional.py", 2210, "embedding",
+            "return torch.embedding(weight, input, padding_idx, scale_grad_by_freq, sparse)")]
+    lines += traceback(fr, "RuntimeError: Expected all tensors to be on the same device, but found at least two "
+                           "devices, cuda:0 and cpu! (when checking argument for argument index in method "
+                           "wrapper_CUDA__index_select)")
+    return Case(
+        "device-mismatch-generate-4090-01", "device-mismatch", "easy",
+        "Local inference on an RTX 4090: model moved to cuda, tokenizer output left on CPU, generate() fails in "
+        "the embedding lookup",
+        {"infer.log": "\n".join(lines)},
+        {"gpu_model": "GeForce RTX 4090", "torch_version": "2.0.1", "cuda_version": "11.8", "launcher": "python"},
+        ["input_ids", "device"], secrets=["ana"])
+
+
+@synthetic
+def device_alibi_attr_torchrun() -> Case:
+    rng = random.Random("device-02")
+    site = "/opt/conda/lib/python3.10/site-packages"
+    clock = Clock(datetime(2024, 3, 27, 8, 55, 31), rng)
+    agent = 120377
+    host = "l40s-box-2"
+    lines = ["+ torchrun --standalone --nproc_per_node=4 pretrain_alibi.py --config cfg/bloomish-560m.yaml"]
+    lines += torchrun_header(clock, agent, "2.2")
+    clock.advance(4.8)
+    pids = [agent + 12 + r for r in range(4)]
+    lines += ["[pretrain] torch 2.2.0+cu121 | 4 x NVIDIA L40S | world_size 4",
+              "[pretrain] model: 24 layers, d_model 1024, 16 heads, ALiBi positions (no learned pos emb), "
+              "max_len 2048",
+              "[pretrain] params: 559,214,592"]
+    for r in range(4):
+        lines += nccl_init(host, pids[r], r, 4, r, "2.19.3", "12.1", rng, iface="eno1", ip="10.1.8.22",
+                           via="SHM/direct/direct")
+    lines += ["[pretrain] train tokens: 31.4B | micro batch 8 | grad accum 8 | steps 120000",
+              "[pretrain] moved model to cuda, wrapped in DDP(device_ids=[local_rank])"]
+    clock.advance(3.6)
+    streams = []
+    for r in range(4):
+        fr = [("/srv/lm/pretrain_alibi.py", 297, "<module>", "main()"),
+              ("/srv/lm/pretrain_alibi.py", 244, "main", "loss = model(x, labels=y)")]
+        fr += module_frames(site, "2.2")
+        fr += [(f"{site}/torch/nn/parallel/distributed.py", 1523, "forward", "else self._run_ddp_forward(*inputs, **kwargs)"),
+               (f"{site}/torch/nn/parallel/distributed.py", 1359, "_run_ddp_forward", "return self.module(*inputs, **kwargs)  # type: ignore[index]")]
+        fr += module_frames(site, "2.2")
+        fr += [("/srv/lm/model.py", 214, "forward", "x = blk(x)")]
+        fr += module_frames(site, "2.2")
+        fr += [("/srv/lm/model.py", 152, "forward", "x = x + self.attn(self.ln1(x))")]
+        fr += module_frames(site, "2.2")
+        fr += [("/srv/lm/model.py", 97, "forward", "att = att + self.alibi[:, :, :T, :T]")]
+        streams.append(traceback(fr, f"RuntimeError: Expected all tensors to be on the same device, but found at "
+                                     f"least two devices, cuda:{r} and cpu!"))
+    lines += interleave(rng, streams, (1, 3))
+    clock.advance(2.0)
+    root = RankExit(0, 0, pids[0], 1, clock.elastic(), host)
+    others = [RankExit(2, 2, pids[2], 1, clock.elastic(), host)]
+    lines += torchrun_child_failed("pretrain_alibi.py", root, others, site, clock, agent, "/opt/conda/bin/python",
+                                   "2.2", [pids[1], pids[3]])
+    return Case(
+        "device-mismatch-alibi-attr-torchrun-02", "device-mismatch", "medium",
+        "4x L40S torchrun: the ALiBi bias tensor is a plain module attribute, so model.to(device) leaves it on "
+        "CPU; every rank fails in attention, tracebacks interleave, ChildFailedError at the end",
+        {"train.log": "\n".join(lines)},
+        {"gpu_model": "L40S", "torch_version": "2.2.0", "cuda_version": "12.1", "nccl_version": "2.19.3",
+         "launcher": "torchrun", "world_size": "4"},
+        ["register_buffer", "alibi"], initiating_rank=0)
+
+
+def ds_engine_config(clock: Clock, items: list[tuple[str, str]]) -> list[str]:
+    out = [f"[{clock.ds()}] [INFO] [config.py:984:print] DeepSpeedEngine configuration:"]
+    for k, v in items:
+        out.append(f"[{clock.ds()}] [INFO] [config.py:988:print]   {k} {'.' * max(3, 29 - len(k))} {v}")
+    return out
+
+
+@synthetic
+def device_metric_cpu_deepspeed_hard() -> Case:
+    rng = random.Random("device-03")
+    site = "/usr/local/lib/python3.10/dist-packages"
+    akid, asec = aws_key_id(rng), aws_secret(rng)
+    clock = Clock(datetime(2024, 7, 11, 19, 2, 44), rng)
+    py = "/usr/bin/python3"
+    args = ["train.py", "--deepspeed", "configs/ds_zero2_bf16.json", "--model", "configs/encoder_base.yaml",
+            "--eval-every", "1000"]
+    lines = ["+ env | grep -E '^(AWS|S3|DATA|WANDB)_' ",
+             f"AWS_ACCESS_KEY_ID={akid}", f"AWS_SECRET_ACCESS_KEY={asec}", "AWS_DEFAULT_REGION=us-west-2",
+             "DATA_ROOT=s3://acme-ml-datasets/ranking/v5", "WANDB_MODE=offline",
+             "+ deepspeed --num_gpus 8 " + " ".join(args)]
+    base = 7714
+    lines += deepspeed_launcher_header(clock, 8, args, py, "2.20.5", base)
+    clock.advance(6.1)
+    lines += [f"[{clock.ds()}] [INFO] [comm.py:637:init_distributed] cdb=None",
+              f"[{clock.ds()}] [INFO] [comm.py:668:init_distributed] Initializing TorchBackend in DeepSpeed with backend nccl",
+              f"[{clock.ds()}] [INFO] [logging.py:96:log_dist] [Rank 0] DeepSpeed info: version=0.14.4, git-hash=unknown, "
+              "git-branch=unknown",
+              f"[{clock.ds()}] [INFO] [engine.py:1307:_configure_distributed_model] ********** distributed groups summary **********",
+              f"[{clock.ds()}] [INFO] [logging.py:96:log_dist] [Rank 0] Using DeepSpeed Optimizer param name adamw as basic optimizer",
+              f"[{clock.ds()}] [INFO] [logging.py:96:log_dist] [Rank 0] DeepSpeed Basic Optimizer = FusedAdam",
+              f"[{clock.ds()}] [INFO] [logging.py:96:log_dist] [Rank 0] Creating torch.bfloat16 ZeRO stage 2 optimizer",
+              f"[{clock.ds()}] [INFO] [stage_1_and_2.py:148:__init__] Reduce bucket size 500000000",
+              f"[{clock.ds()}] [INFO] [stage_1_and_2.py:149:__init__] Allgather bucket size 500000000",
+              f"[{clock.ds()}] [INFO] [stage_1_and_2.py:150:__init__] CPU Offload: False",
+              f"[{clock.ds()}] [INFO] [stage_1_and_2.py:151:__init__] Round robin gradient partitioning: False",
+              f"[{clock.ds()}] [INFO] [utils.py:781:see_memory_usage] Before initializing optimizer states",
+              f"[{clock.ds()}] [INFO] [utils.py:782:see_memory_usage] MA 0.83 GB         Max_MA 0.92 GB         "
+              "CA 0.93 GB         Max_CA 1 GB ",
+              f"[{clock.ds()}] [INFO] [logging.py:96:log_dist] [Rank 0] DeepSpeed Final Optimizer = FusedAdam",
+              f"[{clock.ds()}] [INFO] [logging.py:96:log_dist] [Rank 0] DeepSpeed using configured LR scheduler = WarmupDecayLR"]
+    lines += ds_engine_config(clock, [("activation_checkpointing_config", '{"partition_activations": false, ...}'),
+                                      ("bfloat16_enabled", "True"), ("fp16_enabled", "False"),
+                                      ("gradient_accumulation_steps", "2"), ("gradient_clipping", "1.0"),
+                                      ("optimizer_name", "adamw"),
+                                      ("optimizer_params", "{'lr': 0.0001, 'betas': [0.9, 0.999], 'weight_decay': 0.01}"),
+                                      ("steps_per_print", "100"), ("train_batch_size", "1024"),
+                                      ("train_micro_batch_size_per_gpu", "64"), ("world_size", "8"),
+                                      ("zero_enabled", "True"), ("zero_optimization_stage", "2")])
+    lines += [f"[{clock.ds()}] [INFO] [config.py:974:print_user_config]   json = {{",
+              '    "train_batch_size": 1024, ', '    "train_micro_batch_size_per_gpu": 64, ',
+              '    "gradient_accumulation_steps": 2, ', '    "bf16": {', '        "enabled": true', "    }, ",
+              '    "zero_optimization": {', '        "stage": 2, ', '        "overlap_comm": true', "    }, ",
+              '    "gradient_clipping": 1.0, ', '    "steps_per_print": 100', "}",
+              "[train] 8 x NVIDIA H100 80GB HBM3 | torch 2.3.1+cu121 | deepspeed 0.14.4"]
+    for step in range(100, 1001, 100):
+        clock.advance(rng.uniform(41, 44))
+        lines.append(f"[{clock.ds()}] [INFO] [logging.py:96:log_dist] [Rank 0] step={step}, skipped=0, "
+                     f"lr=[{min(1e-4, 1e-4 * step / 500):.6e}], mom=[(0.9, 0.999)]")
+        lines.append(f"[{clock.ds()}] [INFO] [timer.py:259:stop] epoch=0/micro_step={2 * step}/global_step={step}, "
+                     f"RunningAvgSamplesPerSec={rng.uniform(2410, 2480):.4f}, CurrSamplesPerSec="
+                     f"{rng.uniform(2380, 2500):.4f}, MemAllocated=11.2GB, MaxMemAllocated=38.71GB")
+        lines.append(f"[train] step {step} loss {rng.uniform(0.31, 0.45):.4f}")
+    lines.append("[train] step 1000: evaluating on 64,000 pairs")
+    clock.advance(19.3)
+    for r in (0, 3, 5, 1, 6, 2, 7, 4):
+        fr = [("/workspace/ranker/train.py", 318, "<module>", "main()"),
+              ("/workspace/ranker/train.py", 287, "main", "metrics = evaluate(engine, eval_loader)"),
+              (f"{site}/torch/utils/_contextlib.py", 115, "decorate_context", "return func(*args, **kwargs)"),
+              ("/workspace/ranker/train.py", 233, "evaluate", "dist.all_reduce(stats, op=dist.ReduceOp.SUM)"),
+              (f"{site}/deepspeed/comm/comm.py", 117, "log_wrapper", "return func(*args, **kwargs)"),
+              (f"{site}/deepspeed/comm/comm.py", 496, "all_reduce", "return cdb.all_reduce(tensor, op, group, async_op)"),
+              (f"{site}/deepspeed/comm/torch.py", 159, "all_reduce",
+               "return torch.distributed.all_reduce(tensor=tensor, op=op, group=group, async_op=async_op)"),
+              (f"{site}/torch/distributed/c10d_logger.py", 75, "wrapper", "return func(*args, **kwargs)"),
+              (f"{site}/torch/distributed/distributed_c10d.py", 2219, "all_reduce", "work = group.allreduce([tensor], opts)")]
+        lines += traceback(fr, "RuntimeError: No backend type associated with device type cpu", f"[rank{r}]: ")
+    lines += deepspeed_kill(clock, 8, base, 0, py, args)
+    return Case(
+        "device-mismatch-metric-cpu-deepspeed-03", "device-mismatch", "hard",
+        "8x H100 DeepSpeed ZeRO-2 job trains 1000 steps, then the evaluation all_reduces a metrics tensor built "
+        "on CPU over the NCCL group: 'No backend type associated with device type cpu' on every rank",
+        {"train.log": "\n".join(lines)},
+        {"gpu_model": "H100 80GB HBM3", "torch_version": "2.3.1", "deepspeed_version": "0.14.4",
+         "nccl_version": "2.20.5", "launcher": "deepspeed", "world_size": "8", "zero_stage": "2",
+         "precision": "bf16", "failure_step": "1000"},
+        ["CPU", "NCCL"], initiating_rank=0, secrets=[akid, asec])
+
+
+@synthetic
+def device_conv_cpu_input_v100() -> Case:
+    rng = random.Random("device-04")
+    site = "/opt/conda/lib/python3.8/site-packages"
+    lines = ["+ nvidia-smi"]
+    lines += nvidia_smi([("Tesla V100-SXM2-16GB", "00000000:00:1E.0", 16384)], "510.47.03", "11.6", rng,
+                        when="Wed Jan 18 15:40:12 2023", new_style=False)
+    lines += ["+ python segment_tiles.py --weights /models/deeplabv3_roads_e41.pth --tiles /data/tiles/2023-01-16 "
+              "--out /data/masks/2023-01-16",
+              "torch 1.13.1+cu116, torchvision 0.14.1+cu116, cuda: True (Tesla V100-SXM2-16GB)",
+              "loading deeplabv3_resnet101 with 3 classes from /models/deeplabv3_roads_e41.pth",
+              "model.cuda() done, eval mode",
+              "found 3,914 tiles (1024x1024 RGB)",
+              "tile 0000: /data/tiles/2023-01-16/x0173_y0412.png"]
+    fr = [("/srv/roads/segment_tiles.py", 88, "<module>", "main(parse_args())"),
+          ("/srv/roads/segment_tiles.py", 71, "main", "mask = predict_tile(model, img)"),
+          (f"{site}/torch/autograd/grad_mode.py", 27, "decorate_context", "return func(*args, **kwargs)"),
+          ("/srv/roads/segment_tiles.py", 39, "predict_tile", "out = model(x)[\"out\"]")]
+    fr += module_frames(site, "1.13")
+    fr += [(f"{site}/torchvision/models/segmentation/_utils.py", 23, "forward", "features = self.backbone(x)")]
+    fr += module_frames(site, "1.13")
+    fr += [(f"{site}/torchvision/models/_utils.py", 69, "forward", "x = module(x)")]
+    fr += module_frames(site, "1.13")
+    fr += [(f"{site}/torch/nn/modules/conv.py", 463, "forward", "return self._conv_forward(input, self.weight, self.bias)"),
+           (f"{site}/torch/nn/modules/conv.py", 459, "_conv_forward", "return F.conv2d(input, weight, bias, self.stride,")]
+    lines += traceback(fr, "RuntimeError: Input type (torch.FloatTensor) and weight type (torch.cuda.FloatTensor) "
+                           "should be the same or input should be a MKLDNN tensor and weight is a dense tensor")
+    return Case(
+        "device-mismatch-conv-cpu-input-v100-04", "device-mismatch", "easy",
+        "Road segmentation inference on a V100: the model is on cuda but each tile tensor stays on CPU; the conv "
+        "reports 'Input type (torch.FloatTensor) and weight type (torch.cuda.FloatTensor)'",
+        {"segment.log": "\n".join(lines)},
+        {"gpu_model": "Tesla V100-SXM2-16GB", "driver_version": "510.47.03", "torch_version": "1.13.1",
+         "cuda_version": "11.6", "launcher": "python"},
+        ["cuda", "device"])
+
+
+# ---- checkpoint-key-mismatch ---------------------------------------------------------------------
+
+
+def gpt_keys(n_layers: int, prefix: str = "", names: dict[str, str] | None = None) -> list[str]:
+    n = {"qkv": "attn.qkv", "proj": "attn.proj", "fc1": "mlp.fc1", "fc2": "mlp.fc2"}
+    n.update(names or {})
+    keys = [f"{prefix}tok_emb.weight", f"{prefix}pos_emb.weight"]
+    for i in range(n_layers):
+        b = f"{prefix}blocks.{i}."
+        keys += [b + "ln1.weight", b + "ln1.bias", b + n["qkv"] + ".weight", b + n["qkv"] + ".bias",
+                 b + n["proj"] + ".weight", b + n["proj"] + ".bias", b + "ln2.weight", b + "ln2.bias",
+                 b + n["fc1"] + ".weight", b + n["fc1"] + ".bias", b + n["fc2"] + ".weight", b + n["fc2"] + ".bias"]
+    keys += [f"{prefix}ln_f.weight", f"{prefix}ln_f.bias", f"{prefix}head.weight"]
+    return keys
+
+
+def key_error(model_cls: str, missing: list[str], unexpected: list[str]) -> str:
+    parts = [f"RuntimeError: Error(s) in loading state_dict for {model_cls}:"]
+    if missing:
+        parts.append("\tMissing key(s) in state_dict: " + ", ".join(f'"{k}"' for k in missing) + ". ")
+    if unexpected:
+        parts.append("\tUnexpected key(s) in state_dict: " + ", ".join(f'"{k}"' for k in unexpected) + ". ")
+    return "\n".join(parts)
+
+
+@synthetic
+def key_orig_mod_torchrun() -> Case:
+    rng = random.Random("key-02")
+    site = "/home/lab/miniconda3/envs/pt22/lib/python3.11/site-packages"
+    clock = Clock(datetime(2024, 5, 2, 10, 11, 7), rng)
+    agent = 33120
+    host = "a6000-ws"
+    pids = [agent + 9 + r for r in range(4)]
+    lines = ["(pt22) lab@a6000-ws:~/gpt-small$ torchrun --standalone --nproc_per_node=4 train.py --config "
+             "configs/gpt_124m_owt.py --resume ckpts/gpt_124m_owt/ckpt_012000.pt --compile"]
+    lines += torchrun_header(clock, agent, "2.2")
+    clock.advance(3.3)
+    lines += ["[train] torch 2.2.1+cu121 | 4 x NVIDIA RTX A6000 | world_size 4 | dtype bfloat16",
+              "[train] resume: loading ckpts/gpt_124m_owt/ckpt_012000.pt (model, optimizer, iter_num=12000, "
+              "best_val_loss=3.0411)"]
+    for r in range(4):
+        lines += nccl_init(host, pids[r], r, 4, r, "2.19.3", "12.1", rng, iface="enp65s0", ip="192.168.10.5",
+                           via="P2P/CUMEM/read" if r % 2 == 0 else "SHM/direct/direct")
+    missing = gpt_keys(12)
+    unexpected = gpt_keys(12, "_orig_mod.")
+    err = key_error("GPT", missing, unexpected)
+    streams = []
+    for r in range(4):
+        fr = [("/home/lab/gpt-small/train.py", 318, "<module>", "model, optimizer, iter_num = setup(cfg)"),
+              ("/home/lab/gpt-small/train.py", 141, "setup", "model.load_state_dict(ckpt[\"model\"])"),
+              (f"{site}/torch/nn/modules/module.py", 2153, "load_state_dict",
+               "raise RuntimeError('Error(s) in loading state_dict for {}:\\n\\t{}'.format(")]
+        streams.append(traceback(fr, err))
+    lines += interleave(rng, streams, (1, 2))
+    clock.advance(1.4)
+    root = RankExit(0, 0, pids[0], 1, clock.elastic(), host)
+    others = [RankExit(1, 1, pids[1], 1, clock.elastic(), host), RankExit(2, 2, pids[2], 1, clock.elastic(), host)]
+    lines += torchrun_child_failed("train.py", root, others, site, clock, agent,
+                                   "/home/lab/miniconda3/envs/pt22/bin/python", "2.2", [pids[3]])
+    return Case(
+        "checkpoint-key-mismatch-orig-mod-torchrun-02", "checkpoint-key-mismatch", "medium",
+        "4x RTX A6000 torchrun resume: the checkpoint was saved from a torch.compile'd model, so every key has an "
+        "'_orig_mod.' prefix; all ranks fail in load_state_dict before compiling, ChildFailedError at the end",
+        {"train.log": "\n".join(lines)},
+        {"gpu_model": "RTX A6000", "gpu_count": "4", "torch_version": "2.2.1", "nccl_version": "2.19.3",
+         "launcher": "torchrun", "world_size": "4", "precision": "bf16"},
+        ["_orig_mod", "torch.compile"], initiating_rank=0)
+
+
+@synthetic
+def key_renamed_srun_rank0_hard() -> Case:
+    rng = random.Random("key-03")
+    site = "/opt/venv/lib/python3.10/site-packages"
+    pw = _rand(rng, ALNUM, 16)
+    clock = Clock(datetime(2024, 6, 18, 23, 40, 2), rng)
+    host = "hgx-h100-04"
+    lines = [f"[{clock.ds()}] job 551902 on {host}: 8 tasks, torch 2.3.0+cu121",
+             "+ srun -l --ntasks=8 --gpus-per-task=1 python -u finetune.py --config cfg/sft_3b.yaml"]
+    pids = {r: 190400 + r * 3 for r in range(8)}
+    lines.append(f"0: [{clock.ds()}] config:")
+    for k, v in [("model.arch", "gpt3b-v2"), ("model.init_from", "/lustre/ckpt/pretrain-3b/final/model.pt"),
+                 ("data.train", "/lustre/data/sft/mix_v7.jsonl"), ("data.cache_url", f"redis://:{pw}@10.3.0.15:6379/2"),
+                 ("train.micro_batch", "4"), ("train.lr", "1.0e-05"), ("train.precision", "bf16")]:
+        lines.append(f"0: [{clock.ds()}]   {k}: {v}")
+    for r in range(8):
+        lines += prefixed(nccl_init(host, pids[r], r, 8, r, "2.20.5", "12.1", rng, iface="eth0", ip="10.3.4.4"),
+                          f"{r}: ")
+    lines.append(f"0: [{clock.ds()}] building gpt3b-v2 (32 layers); rank 0 loads init weights and broadcasts")
+    clock.advance(14.8)
+    missing = gpt_keys(32, names={"qkv": "attn.qkv_proj", "proj": "attn.out_proj", "fc1": "mlp.up_proj",
+                                  "fc2": "mlp.down_proj"})
+    unexpected = gpt_keys(32, names={"qkv": "attn.c_attn", "proj": "attn.c_proj", "fc1": "mlp.c_fc",
+                                     "fc2": "mlp.c_proj"})
+    missing = [k for k in missing if k not in unexpected]
+    unexpected = [k for k in unexpected if k not in gpt_keys(32, names={"qkv": "attn.qkv_proj", "proj": "attn.out_proj",
+                                                                        "fc1": "mlp.up_proj", "fc2": "mlp.down_proj"})]
+    fr = [("/lustre/code/sft/finetune.py", 402, "<module>", "main(cfg)"),
+          ("/lustre/code/sft/finetune.py", 188, "main", "load_init_weights(model, cfg.model.init_from)"),
+          ("/lustre/code/sft/finetune.py", 97, "load_init_weights", "model.load_state_dict(state, strict=True)"),
+          (f"{site}/torch/nn/modules/module.py", 2189, "load_state_dict",
+           "raise RuntimeError('Error(s) in loading state_dict for {}:\\n\\t{}'.format(")]
+    lines += prefixed(traceback(fr, key_error("GPT", missing, unexpected)), "0: ")
+    clock.advance(1.6)
+    lines.append("srun: error: hgx-h100-04: task 0: Exited with exit code 1")
+    clock.advance(1800.0)
+    order = [3, 1, 6, 2, 7, 5, 4]
+    for r in order:
+        block = watchdog_abort(rng, clock, r, 2, "BROADCAST", 1, 1800000, "2.4", site, pids[r])
+        t = clock.t
+        block.insert(1, f"[rank{r}]:[E{t.month * 100 + t.day} {t.strftime('%H:%M:%S')}.{t.microsecond:06d}"
+                        f"{rng.randint(100, 999)} ProcessGroupNCCL.cpp:1316] [PG 0 Rank {r}] Failed to check the "
+                        "\"should dump\" flag on TCPStore, (maybe TCPStore server has shut down too early), with "
+                        "error: Connection reset by peer")
+        lines += prefixed(block, f"{r}: ")
+    lines += ["srun: error: hgx-h100-04: tasks 1-7: Aborted (core dumped)"]
+    return Case(
+        "checkpoint-key-mismatch-renamed-srun-03", "checkpoint-key-mismatch", "hard",
+        "Slurm srun -l, 8 tasks on one H100 node: only rank 0 loads the init checkpoint, whose module names predate "
+        "a refactor (c_attn/c_proj vs qkv_proj/out_proj); rank 0 exits, the other 7 sit in the broadcast until "
+        "the 30-minute watchdog and abort",
+        {"slurm-551902.out": "\n".join(lines)},
+        {"torch_version": "2.3.0", "nccl_version": "2.20.5", "launcher": "srun", "world_size": "8",
+         "precision": "bf16"},
+        ["rank 0", "key"], initiating_rank=0, secrets=[pw])
+
+
+@synthetic
+def key_lightning_container_a10g() -> Case:
+    rng = random.Random("key-04")
+    site = "/usr/local/lib/python3.10/dist-packages"
+    lines = ["root@5d1c7e0a93b2:/workspace/defects# python export_onnx.py --ckpt "
+             "'lightning_logs/version_3/checkpoints/epoch=11-step=4500.ckpt' --out models/defects_r18.onnx",
+             "torch 2.0.1+cu117, torchvision 0.15.2+cu117, lightning 2.0.9, device cuda (NVIDIA A10G)",
+             "building torchvision resnet18 with 6 classes",
+             "loading lightning_logs/version_3/checkpoints/epoch=11-step=4500.ckpt"]
+    rn = ["conv1.weight", "bn1.weight", "bn1.bias", "bn1.running_mean", "bn1.running_var"]
+    for layer, blocks in (("layer1", 2), ("layer2", 2), ("layer3", 2), ("layer4", 2)):
+        for b in range(blocks):
+            p = f"{layer}.{b}."
+            rn += [p + "conv1.weight", p + "bn1.weight", p + "bn1.bias", p + "bn1.running_mean", p + "bn1.running_var",
+                   p + "conv2.weight", p + "bn2.weight", p + "bn2.bias", p + "bn2.running_mean", p + "bn2.running_var"]
+            if b == 0 and layer != "layer1":
+                rn += [p + "downsample.0.weight", p + "downsample.1.weight", p + "downsample.1.bias",
+                       p + "downsample.1.running_mean", p + "downsample.1.running_var"]
+    rn += ["fc.weight", "fc.bias"]
+    unexpected = ["epoch", "global_step", "pytorch-lightning_version", "state_dict", "loops", "callbacks",
+                  "optimizer_states", "lr_schedulers", "hparams_name", "hyper_parameters"]
+    fr = [("/workspace/defects/export_onnx.py", 44, "<module>", "main()"),
+          ("/workspace/defects/export_onnx.py", 29, "main", "model.load_state_dict(ckpt)"),
+          (f"{site}/torch/nn/modules/module.py", 2041, "load_state_dict",
+           "raise RuntimeError('Error(s) in loading state_dict for {}:\\n\\t{}'.format(")]
+    lines += traceback(fr, key_error("ResNet", rn, unexpected))
+    return Case(
+        "checkpoint-key-mismatch-lightning-container-04", "checkpoint-key-mismatch", "easy",
+        "Export script passes a whole Lightning .ckpt dict (epoch, state_dict, optimizer_states...) to a "
+        "torchvision ResNet's load_state_dict",
+        {"export.log": "\n".join(lines)},
+        {"gpu_model": "A10G", "torch_version": "2.0.1", "cuda_version": "11.7", "launcher": "python"},
+        ["state_dict"])
+
+
+def hf_training_args(output_dir: str, extra: dict[str, str], ts: str, version: str = "4.38") -> list[str]:
+    """The 'Training/evaluation parameters TrainingArguments(...)' block HF example scripts log at start-up."""
+    fields = {
+        "_n_gpu": "1", "adafactor": "False", "adam_beta1": "0.9", "adam_beta2": "0.999", "adam_epsilon": "1e-08",
+        "auto_find_batch_size": "False", "bf16": "False", "bf16_full_eval": "False", "data_seed": "None",
+        "dataloader_drop_last": "False", "dataloader_num_workers": "0", "dataloader_pin_memory": "True",
+        "ddp_backend": "None", "ddp_find_unused_parameters": "None", "ddp_timeout": "1800", "debug": "[]",
+        "deepspeed": "None", "disable_tqdm": "False", "do_eval": "True", "do_predict": "False", "do_train": "True",
+        "eval_accumulation_steps": "None", "eval_steps": "500", "evaluation_strategy": "steps", "fp16": "False",
+        "gradient_accumulation_steps": "1", "gradient_checkpointing": "False", "greater_is_better": "None",
+        "group_by_length": "False", "hub_model_id": "None", "hub_strategy": "every_save", "ignore_data_skip": "False",
+        "label_names": "None", "label_smoothing_factor": "0.0", "learning_rate": "2e-05", "length_column_name": "length",
+        "load_best_model_at_end": "False", "local_rank": "0", "log_level": "passive", "logging_dir":
+        f"{output_dir}/runs", "logging_first_step": "False", "logging_steps": "50", "logging_strategy": "steps",
+        "lr_scheduler_type": "linear", "max_grad_norm": "1.0", "max_steps": "-1", "metric_for_best_model": "None",
+        "num_train_epochs": "3.0", "optim": "adamw_torch", "output_dir": output_dir, "overwrite_output_dir": "False",
+        "per_device_eval_batch_size": "8", "per_device_train_batch_size": "8", "push_to_hub": "False",
+        "remove_unused_columns": "True", "report_to": "['tensorboard']", "resume_from_checkpoint": "None",
+        "run_name": output_dir, "save_on_each_node": "False", "save_safetensors": "True", "save_steps": "500",
+        "save_strategy": "steps", "save_total_limit": "None", "seed": "42", "tf32": "None", "torch_compile": "False",
+        "warmup_ratio": "0.0", "warmup_steps": "0", "weight_decay": "0.0",
+    }
+    fields.update(extra)
+    out = [f"{ts} - INFO - __main__ - Training/evaluation parameters TrainingArguments("]
+    out += [f"{k}={v}," for k, v in sorted(fields.items())]
+    out.append(")")
+    _ = version
+    return out
+
+
+# ---- checkpoint-size-mismatch --------------------------------------------------------------------
+
+
+@synthetic
+def size_num_labels_hf_v100() -> Case:
+    rng = random.Random("size-01")
+    site = "/opt/conda/lib/python3.9/site-packages"
+    lines = ["+ python run_glue_multiclass.py --model_name_or_path ./outputs/sst2-bert-base/checkpoint-4000 "
+             "--train_file data/intents_train.csv --validation_file data/intents_dev.csv --num_labels 5 "
+             "--do_train --do_eval --output_dir outputs/intents-from-sst2",
+             "04/27/2023 09:12:40 - WARNING - __main__ - Process rank: -1, device: cuda:0, n_gpu: 1distributed "
+             "training: False, 16-bits training: False"]
+    lines += hf_training_args("outputs/intents-from-sst2", {}, "04/27/2023 09:12:40")
+    lines += ["04/27/2023 09:12:41 - INFO - __main__ - torch 1.13.1+cu117 | transformers 4.28.1 | "
+              "Tesla V100-PCIE-32GB",
+              "Using custom data configuration default-3c1f0b7de2a44a59",
+              "Found cached dataset csv (/root/.cache/huggingface/datasets/csv/default-3c1f0b7de2a44a59/0.0.0/"
+              "6954658bab30a358235fa864b05cf819af0e179325c740e4bc853bcc7ec513e1)",
+              "100%|██████████| 2/2 [00:00<00:00, 611.33it/s]",
+              "[INFO|configuration_utils.py:666] 2023-04-27 09:12:41,228 >> loading configuration file "
+              "./outputs/sst2-bert-base/checkpoint-4000/config.json",
+              "[INFO|configuration_utils.py:720] 2023-04-27 09:12:41,229 >> Model config BertConfig {",
+              '  "_name_or_path": "./outputs/sst2-bert-base/checkpoint-4000",', '  "architectures": [',
+              '    "BertForSequenceClassification"', "  ],", '  "attention_probs_dropout_prob": 0.1,',
+              '  "finetuning_task": "text-classification",', '  "hidden_size": 768,', '  "id2label": {',
+              '    "0": "LABEL_0",', '    "1": "LABEL_1",', '    "2": "LABEL_2",', '    "3": "LABEL_3",',
+              '    "4": "LABEL_4"', "  },", '  "num_attention_heads": 12,', '  "num_hidden_layers": 12,',
+              '  "problem_type": "single_label_classification",', '  "torch_dtype": "float32",',
+              '  "transformers_version": "4.28.1",', '  "vocab_size": 30522', "}", "",
+              "[INFO|modeling_utils.py:2531] 2023-04-27 09:12:41,402 >> loading weights file "
+              "./outputs/sst2-bert-base/checkpoint-4000/pytorch_model.bin"]
+    t = f"{site}/transformers"
+    fr = [("/workspace/glue/run_glue_multiclass.py", 622, "<module>", "main()"),
+          ("/workspace/glue/run_glue_multiclass.py", 366, "main", "model = AutoModelForSequenceClassification.from_pretrained("),
+          (f"{t}/models/auto/auto_factory.py", 471, "from_pretrained", "return model_class.from_pretrained("),
+          (f"{t}/modeling_utils.py", 2795, "from_pretrained", ") = cls._load_pretrained_model("),
+          (f"{t}/modeling_utils.py", 3123, "_load_pretrained_model",
+           'raise RuntimeError(f"Error(s) in loading state_dict for {model.__class__.__name__}:\\n\\t{error_msg}")')]
+    lines += traceback(fr, "RuntimeError: Error(s) in loading state_dict for BertForSequenceClassification:\n"
+                           "\tsize mismatch for classifier.weight: copying a param with shape torch.Size([2, 768]) "
+                           "from checkpoint, the shape in current model is torch.Size([5, 768]).\n"
+                           "\tsize mismatch for classifier.bias: copying a param with shape torch.Size([2]) from "
+                           "checkpoint, the shape in current model is torch.Size([5]).\n"
+                           "\tYou may consider adding `ignore_mismatched_sizes=True` in the model `from_pretrained` method.")
+    return Case(
+        "checkpoint-size-mismatch-num-labels-hf-v100-01", "checkpoint-size-mismatch", "easy",
+        "Fine-tuning a 5-class intent classifier from a 2-label SST-2 BERT checkpoint on a V100 without "
+        "ignore_mismatched_sizes; the classifier head shapes differ",
+        {"train.log": "\n".join(lines)},
+        {"gpu_model": "Tesla V100-PCIE-32GB", "torch_version": "1.13.1", "cuda_version": "11.7",
+         "transformers_version": "4.28.1", "launcher": "python"},
+        ["ignore_mismatched_sizes", "num_labels"])
+
+
+@synthetic
+def size_vocab_peft_a10g() -> Case:
+    rng = random.Random("size-02")
+    site = "/home/ec2-user/venv/lib/python3.10/site-packages"
+    tok = hf_token(rng)
+    lines = ["$ python merge_and_eval.py --base meta-llama/Llama-2-7b-hf --adapter out/llama2-7b-chatml-lora "
+             "--eval data/chatml_eval.jsonl",
+             "torch 2.1.1+cu121 | transformers 4.36.2 | peft 0.7.1 | device NVIDIA A10G",
+             "DEBUG:urllib3.connectionpool:Starting new HTTPS connection (1): huggingface.co:443",
+             "send: b'HEAD /meta-llama/Llama-2-7b-hf/resolve/main/config.json HTTP/1.1\\r\\nHost: huggingface.co\\r\\n"
+             "user-agent: unknown/None; hf_hub/0.20.1; python/3.10.12; torch/2.1.1; transformers/4.36.2; "
+             f"session_id/6b0c1f0e2d3a4b5c8e9f7a6d5c4b3a21\\r\\nAccept-Encoding: identity\\r\\nAccept: */*\\r\\n"
+             f"Connection: keep-alive\\r\\nauthorization: Bearer {tok}\\r\\n\\r\\n'",
+             "reply: 'HTTP/1.1 200 OK\\r\\n'",
+             "DEBUG:urllib3.connectionpool:https://huggingface.co:443 \"HEAD /meta-llama/Llama-2-7b-hf/resolve/main/"
+             "config.json HTTP/1.1\" 200 0",
+             "tokenizer: loaded from out/llama2-7b-chatml-lora (32001 tokens: added '<|pad|>'; chat template chatml)",
+             "Loading checkpoint shards: " + "\r".join(
+                 f"{p:>3}%|{'█' * (p // 10)}{' ' * (10 - p // 10)}| {n}/2 [00:{t:02d}<00:{max(0, 14 - t):02d}, "
+                 f"{rng.uniform(6.4, 7.3):.2f}s/it]" for p, n, t in ((0, 0, 0), (50, 1, 7), (100, 2, 14))),
+             "base model: LlamaForCausalLM, vocab 32000, dtype torch.float16",
+             "adapter config: r=16, lora_alpha=32, target_modules=['q_proj','k_proj','v_proj','o_proj'], "
+             "modules_to_save=['embed_tokens', 'lm_head']"]
+    fr = [("/home/ec2-user/ft/merge_and_eval.py", 57, "<module>", "model = PeftModel.from_pretrained(base, args.adapter)"),
+          (f"{site}/peft/peft_model.py", 354, "from_pretrained", "model.load_adapter(model_id, adapter_name, is_trainable=is_trainable, **kwargs)"),
+          (f"{site}/peft/peft_model.py", 698, "load_adapter", "load_result = set_peft_model_state_dict(self, adapters_weights, adapter_name=adapter_name)"),
+          (f"{site}/peft/utils/save_and_load.py", 241, "set_peft_model_state_dict", "load_result = model.load_state_dict(peft_model_state_dict, strict=False)"),
+          (f"{site}/torch/nn/modules/module.py", 2152, "load_state_dict",
+           "raise RuntimeError('Error(s) in loading state_dict for {}:\\n\\t{}'.format(")]
+    lines += traceback(fr, "RuntimeError: Error(s) in loading state_dict for PeftModelForCausalLM:\n"
+                           "\tsize mismatch for base_model.model.model.embed_tokens.modules_to_save.default.weight: "
+                           "copying a param with shape torch.Size([32001, 4096]) from checkpoint, the shape in current "
+                           "model is torch.Size([32000, 4096]).\n"
+                           "\tsize mismatch for base_model.model.lm_head.modules_to_save.default.weight: copying a "
+                           "param with shape torch.Size([32001, 4096]) from checkpoint, the shape in current model is "
+                           "torch.Size([32000, 4096]).")
+    return Case(
+        "checkpoint-size-mismatch-vocab-peft-a10g-02", "checkpoint-size-mismatch", "medium",
+        "Loading a LoRA adapter trained after adding a pad token (vocab 32001, embed_tokens/lm_head in "
+        "modules_to_save) onto a fresh Llama-2 base with 32000 rows; strict=False does not suppress size mismatches",
+        {"merge.log": "\n".join(lines)},
+        {"gpu_model": "A10G", "torch_version": "2.1.1", "cuda_version": "12.1", "transformers_version": "4.36.2",
+         "launcher": "python", "precision": "fp16"},
+        ["resize_token_embeddings", "32001"], secrets=[tok])
+
+
+@synthetic
+def size_device_map_accelerate_hard() -> Case:
+    rng = random.Random("size-03")
+    site = "/opt/conda/lib/python3.11/site-packages"
+    lines = ["+ nvidia-smi --query-gpu=index,name,memory.total,memory.used --format=csv",
+             "index, name, memory.total [MiB], memory.used [MiB]",
+             "0, NVIDIA A100-PCIE-40GB, 40960 MiB, 4 MiB", "1, NVIDIA A100-PCIE-40GB, 40960 MiB, 4 MiB",
+             "+ python serve_eval.py --model /models/acme-13b-instruct-v2 --device-map auto --tasks "
+             "mmlu,gsm8k --batch-size 8",
+             "2024-04-02 16:44:05 | INFO | serve_eval | torch 2.2.1+cu121 transformers 4.38.2 accelerate 0.27.2",
+             "2024-04-02 16:44:05 | INFO | serve_eval | loading /models/acme-13b-instruct-v2 with device_map=auto, "
+             "torch_dtype=float16, low_cpu_mem_usage=True",
+             "2024-04-02 16:44:06 | INFO | serve_eval | config: LlamaConfig(hidden_size=5120, "
+             "intermediate_size=13824, num_hidden_layers=40, num_attention_heads=40, vocab_size=32000, "
+             "max_position_embeddings=4096)",
+             "2024-04-02 16:44:06 | INFO | serve_eval | tokenizer: 32002 tokens (added: <|im_start|>, <|im_end|>)",
+             "Loading checkpoint shards:   0%|          | 0/3 [00:00<?, ?it/s]"]
+    t = f"{site}/transformers"
+    fr = [("/srv/evals/serve_eval.py", 212, "<module>", "main()"),
+          ("/srv/evals/serve_eval.py", 148, "main", "model = load_model(args)"),
+          ("/srv/evals/serve_eval.py", 71, "load_model", "model = AutoModelForCausalLM.from_pretrained("),
+          (f"{t}/models/auto/auto_factory.py", 561, "from_pretrained", "return model_class.from_pretrained("),
+          (f"{t}/modeling_utils.py", 3531, "from_pretrained", ") = cls._load_pretrained_model("),
+          (f"{t}/modeling_utils.py", 3958, "_load_pretrained_model", "new_error_msgs, offload_index, state_dict_index = _load_state_dict_into_meta_model("),
+          (f"{t}/modeling_utils.py", 812, "_load_state_dict_into_meta_model", "set_module_tensor_to_device(model, param_name, param_device, **set_module_kwargs)"),
+          (f"{site}/accelerate/utils/modeling.py", 348, "set_module_tensor_to_device", "raise ValueError(")]
+    lines += traceback(fr, 'ValueError: Trying to set a tensor of shape torch.Size([32002, 5120]) in "weight" (which '
+                           'has shape torch.Size([32000, 5120])), this looks incorrect.')
+    lines += ["Loading checkpoint shards:   0%|          | 0/3 [00:03<?, ?it/s]"]
+    return Case(
+        "checkpoint-size-mismatch-device-map-accelerate-03", "checkpoint-size-mismatch", "hard",
+        "from_pretrained with device_map=auto on 2x A100-PCIE: the safetensors embedding has 32002 rows (tokens "
+        "added at fine-tune time) but config.json still says vocab_size=32000; accelerate's meta-device loader "
+        "reports it without any 'size mismatch' wording",
+        {"eval.log": "\n".join(lines)},
+        {"gpu_model": "A100-PCIE-40GB", "gpu_count": "2", "torch_version": "2.2.1", "transformers_version": "4.38.2",
+         "accelerate_version": "0.27.2", "launcher": "python", "precision": "fp16"},
+        ["vocab_size", "32002"])
+
+
+# ---- checkpoint-weights-only ---------------------------------------------------------------------
+
+
+def weights_only_message(global_path: str) -> str:
+    """torch >= 2.6 wording for an unsupported global (as torch.load prints it, bold escapes included)."""
+    return ("_pickle.UnpicklingError: Weights only load failed. This file can still be loaded, to do so you have two "
+            "options, \x1b[1mdo those steps only if you trust the source of the checkpoint\x1b[0m. \n"
+            "\t(1) In PyTorch 2.6, we changed the default value of the `weights_only` argument in `torch.load` from "
+            "`False` to `True`. Re-running `torch.load` with `weights_only` set to `False` will likely succeed, but it "
+            "can result in arbitrary code execution. Do it only if you got the file from a trusted source.\n"
+            "\t(2) Alternatively, to load with `weights_only=True` please check the recommended steps in the "
+            "following error message.\n"
+            f"\tWeightsUnpickler error: Unsupported global: GLOBAL {global_path} was not an allowed global by default. "
+            f"Please use `torch.serialization.add_safe_globals([{global_path}])` or the "
+            f"`torch.serialization.safe_globals([{global_path}])` context manager to allowlist this global if you "
+            "trust this class/function.\n\n"
+            "Check the documentation of torch.load to learn more about types accepted by default with weights_only "
+            "https://pytorch.org/docs/stable/generated/torch.load.html.")
+
+
+@synthetic
+def weights_only_deepspeed_resume() -> Case:
+    rng = random.Random("wo-02")
+    site = "/home/akumar/venvs/sft/lib/python3.11/site-packages"
+    hf = hf_token(rng)
+    clock = Clock(datetime(2025, 2, 3, 7, 15, 20), rng)
+    py = "/home/akumar/venvs/sft/bin/python3"
+    args = ["train_sft.py", "--deepspeed", "ds/zero2_bf16.json", "--resume", "/fsx/sft/run-42/checkpoint-6000"]
+    lines = ["+ git -C /fsx/sft/data remote -v",
+             f"origin\thttps://akumar:{hf}@huggingface.co/datasets/acme/sft-mix-v9 (fetch)",
+             f"origin\thttps://akumar:{hf}@huggingface.co/datasets/acme/sft-mix-v9 (push)",
+             "+ python -c 'import torch, deepspeed, transformers; print(torch.__version__, deepspeed.__version__, "
+             "transformers.__version__)'",
+             "2.6.0+cu124 0.16.3 4.48.1",
+             "+ deepspeed --num_gpus 8 " + " ".join(args)]
+    base = 402117
+    lines += deepspeed_launcher_header(clock, 8, args, py, "2.21.5", base)
+    clock.advance(8.4)
+    lines += [f"[{clock.ds()}] [INFO] [comm.py:652:init_distributed] cdb=None",
+              f"[{clock.ds()}] [INFO] [comm.py:683:init_distributed] Initializing TorchBackend in DeepSpeed with backend nccl"]
+    lines += hf_training_args("/fsx/sft/run-42", {"bf16": "True", "deepspeed": "ds/zero2_bf16.json",
+                                                  "gradient_checkpointing": "True", "learning_rate": "1e-05",
+                                                  "per_device_train_batch_size": "4",
+                                                  "resume_from_checkpoint": "/fsx/sft/run-42/checkpoint-6000",
+                                                  "save_steps": "1000", "_n_gpu": "1", "local_rank": "0",
+                                                  "report_to": "[]"}, "02/03/2025 07:15:41")
+    lines += ["02/03/2025 07:15:41 - INFO - __main__ - 8 x NVIDIA H100 80GB HBM3 | world_size 8",
+              "Loading checkpoint shards: " + "\r".join(
+                  f"{p:>3}%|{'█' * (p // 10)}{' ' * (10 - p // 10)}| {n}/4 [00:{t:02d}<00:{max(0, 6 - t):02d}, "
+                  f"{rng.uniform(1.2, 1.7):.2f}s/it]" for p, n, t in ((0, 0, 0), (25, 1, 1), (50, 2, 3), (75, 3, 4), (100, 4, 6)))]
+    clock.advance(30.2)
+    lines += [f"[{clock.ds()}] [INFO] [logging.py:128:log_dist] [Rank 0] DeepSpeed info: version=0.16.3, "
+              "git-hash=unknown, git-branch=unknown",
+              f"[{clock.ds()}] [INFO] [config.py:734:__init__] Config mesh_device None world_size = 8",
+              f"[{clock.ds()}] [INFO] [logging.py:128:log_dist] [Rank 0] Creating BF16 optimizer",
+              f"[{clock.ds()}] [INFO] [logging.py:128:log_dist] [Rank 0] Creating torch.bfloat16 ZeRO stage 2 optimizer",
+              f"[{clock.ds()}] [INFO] [stage_1_and_2.py:149:__init__] Reduce bucket size 500000000",
+              f"[{clock.ds()}] [INFO] [stage_1_and_2.py:150:__init__] Allgather bucket size 500000000",
+              f"[{clock.ds()}] [INFO] [logging.py:128:log_dist] [Rank 0] DeepSpeed Final Optimizer = DeepSpeedZeroOptimizer",
+              "[INFO|trainer.py:2369] 2025-02-03 07:16:35,118 >> ***** Running training *****",
+              "[INFO|trainer.py:2370] 2025-02-03 07:16:35,118 >>   Num examples = 388,120",
+              "[INFO|trainer.py:2371] 2025-02-03 07:16:35,118 >>   Num Epochs = 2",
+              "[INFO|trainer.py:2376] 2025-02-03 07:16:35,118 >>   Total optimization steps = 12,128",
+              "[INFO|trainer.py:2556] 2025-02-03 07:16:35,121 >> Loading model from /fsx/sft/run-42/checkpoint-6000."]
+    ck = "/fsx/sft/run-42/checkpoint-6000/global_step6000"
+    clock.advance(2.0)
+    lines += [f"[{clock.ds()}] [INFO] [torch_checkpoint_engine.py:27:load] [Torch] Loading checkpoint from "
+              f"{ck}/mp_rank_00_model_states.pt...",
+              f"[{clock.ds()}] [INFO] [torch_checkpoint_engine.py:29:load] [Torch] Loaded checkpoint from "
+              f"{ck}/mp_rank_00_model_states.pt.",
+              f"[{clock.ds()}] [INFO] [torch_checkpoint_engine.py:27:load] [Torch] Loading checkpoint from "
+              f"{ck}/bf16_zero_pp_rank_0_mp_rank_00_optim_states.pt..."]
+    clock.advance(1.1)
+    for r in (0, 4, 2, 7, 1, 3, 6, 5):
+        fr = [("/fsx/sft/code/train_sft.py", 188, "<module>", "trainer.train(resume_from_checkpoint=args.resume)"),
+              (f"{site}/transformers/trainer.py", 2171, "train", "return inner_training_loop("),
+              (f"{site}/transformers/trainer.py", 2340, "_inner_training_loop", "deepspeed_load_checkpoint("),
+              (f"{site}/transformers/integrations/deepspeed.py", 489, "deepspeed_load_checkpoint",
+               "load_path, _ = deepspeed_engine.load_checkpoint("),
+              (f"{site}/deepspeed/runtime/engine.py", 2929, "load_checkpoint",
+               "success = self._load_zero_checkpoint(load_dir, tag, load_optimizer_states=load_optimizer_states)"),
+              (f"{site}/deepspeed/runtime/engine.py", 3143, "_load_zero_checkpoint",
+               "zero_sd_list = self._get_all_zero_checkpoints(load_dir, tag)"),
+              (f"{site}/deepspeed/runtime/engine.py", 3225, "_get_all_zero_checkpoints",
+               "return self._get_all_zero_checkpoint_state_dicts(zero_ckpt_names)"),
+              (f"{site}/deepspeed/runtime/engine.py", 3204, "_get_all_zero_checkpoint_state_dicts",
+               "_state = self.checkpoint_engine.load("),
+              (f"{site}/deepspeed/runtime/checkpoint_engine/torch_checkpoint_engine.py", 28, "load",
+               "partition = torch.load(path, map_location=map_location)"),
+              (f"{site}/torch/serialization.py", 1470, "load",
+               "raise pickle.UnpicklingError(_get_wo_message(str(e))) from None")]
+        lines += traceback(fr, weights_only_message("deepspeed.runtime.fp16.loss_scaler.LossScaler"), f"[rank{r}]: ")
+    lines += deepspeed_kill(clock, 8, base, 0, py, args)
+    return Case(
+        "checkpoint-weights-only-deepspeed-resume-02", "checkpoint-weights-only", "medium",
+        "HF Trainer + DeepSpeed ZeRO-2 resume on 8x H100 after upgrading to torch 2.6: the ZeRO optimizer state "
+        "file pickles DeepSpeed's LossScaler and the new weights_only default rejects it on every rank; the "
+        "DeepSpeed launcher kills the job",
+        {"train.log": "\n".join(lines)},
+        {"torch_version": "2.6.0", "deepspeed_version": "0.16.3", "transformers_version": "4.48.1",
+         "nccl_version": "2.21.5", "launcher": "deepspeed", "world_size": "8", "zero_stage": "2",
+         "gpu_model": "H100 80GB HBM3"},
+        ["weights_only", "LossScaler"], initiating_rank=0, secrets=[hf, "akumar"])
+
+
+@synthetic
+def weights_only_ultralytics_service() -> Case:
+    rng = random.Random("wo-03")
+    site = "/usr/local/lib/python3.11/site-packages"
+    lines = ["ppe-detector-7c9d5b8f4-x2lqk | INFO:     Started server process [1]",
+             "ppe-detector-7c9d5b8f4-x2lqk | INFO:     Waiting for application startup.",
+             "ppe-detector-7c9d5b8f4-x2lqk | 2025-02-14 08:31:02,551 ppe-detector INFO settings: weights="
+             "/models/ppe_detector_v3.pt conf=0.35 iou=0.5 imgsz=960 device=cuda:0",
+             "ppe-detector-7c9d5b8f4-x2lqk | 2025-02-14 08:31:02,552 ppe-detector INFO runtime: python 3.11.11, "
+             "torch 2.6.0+cu124, ultralytics 8.0.196",
+             "ppe-detector-7c9d5b8f4-x2lqk | Ultralytics YOLOv8.0.196 🚀 Python-3.11.11 torch-2.6.0+cu124 CUDA:0 "
+             "(NVIDIA L4, 22478MiB)"]
+    fr1 = [("/app/detector/service.py", 41, "load_detector", "return YOLO(weights)"),
+           (f"{site}/ultralytics/engine/model.py", 97, "__init__", "self._load(model, task)"),
+           (f"{site}/ultralytics/engine/model.py", 149, "_load", "self.model, self.ckpt = attempt_load_one_weight(weights)"),
+           (f"{site}/ultralytics/nn/tasks.py", 635, "attempt_load_one_weight", "ckpt, weight = torch_safe_load(weight)  # load ckpt"),
+           (f"{site}/ultralytics/nn/tasks.py", 561, "torch_safe_load", "return torch.load(file, map_location='cpu'), file  # load"),
+           (f"{site}/torch/serialization.py", 1470, "load", "raise pickle.UnpicklingError(_get_wo_message(str(e))) from None")]
+    fr2 = [(f"{site}/starlette/routing.py", 693, "lifespan", "async with self.lifespan_context(app) as maybe_state:"),
+           ("/usr/local/lib/python3.11/contextlib.py", 210, "__aenter__", "return await anext(self.gen)"),
+           ("/app/detector/service.py", 58, "lifespan", "app.state.detector = load_detector(settings.weights)"),
+           ("/app/detector/service.py", 44, "load_detector",
+            "raise RuntimeError(f\"failed to load detector weights from {weights}\") from e")]
+    tb = ["ERROR:    " + ln if i == 0 else ln for i, ln in enumerate(
+        traceback(fr1, weights_only_message("ultralytics.nn.tasks.DetectionModel")))]
+    tb += ["", "The above exception was the direct cause of the following exception:", ""]
+    tb += traceback(fr2, "RuntimeError: failed to load detector weights from /models/ppe_detector_v3.pt")
+    tb += ["", "ERROR:    Application startup failed. Exiting."]
+    lines += ["ppe-detector-7c9d5b8f4-x2lqk | " + ln for ln in tb]
+    lines += ["ppe-detector-7c9d5b8f4-x2lqk exited with code 3"]
+    _ = rng
+    return Case(
+        "checkpoint-weights-only-ultralytics-service-03", "checkpoint-weights-only", "medium",
+        "FastAPI detector service on an L4 pins ultralytics 8.0.196 but runs torch 2.6: YOLO's torch.load of a "
+        "whole pickled DetectionModel fails under weights_only, and the service re-raises a generic 'failed to "
+        "load detector weights'",
+        {"container.log": "\n".join(lines)},
+        {"gpu_model": "L4", "torch_version": "2.6.0", "python_version": "3.11.11"},
+        ["weights_only", "ultralytics"])
+
+
+# ---- checkpoint-corrupt --------------------------------------------------------------------------
+
+
+@synthetic
+def corrupt_central_dir_a10g() -> Case:
+    rng = random.Random("corrupt-01")
+    site = "/opt/conda/lib/python3.10/site-packages"
+    clock = Clock(datetime(2024, 1, 30, 4, 2, 17), rng)
+    lines = ["+ nvidia-smi"]
+    lines += nvidia_smi([("A10G", "00000000:00:1E.0", 23028)], "535.104.12", "12.2", rng,
+                        when="Tue Jan 30 04:02:15 2024")
+    lines += ["+ ls -l /mnt/efs/runs/asr-conformer-m/checkpoints",
+              "total 4121668",
+              "-rw-r--r-- 1 root root 1403271582 Jan 29 21:44 epoch_007.pt",
+              "-rw-r--r-- 1 root root 1403271582 Jan 30 00:51 epoch_008.pt",
+              "-rw-r--r-- 1 root root  414187520 Jan 30 03:58 last.pt",
+              "+ python train_asr.py --config conf/conformer_m.yaml --resume auto",
+              f"[{clock.ds()}] INFO torch 2.1.2+cu121, torchaudio 2.1.2+cu121, device NVIDIA A10G",
+              f"[{clock.ds()}] INFO previous job 8831 ended: spot instance interruption notice at 03:58:02",
+              f"[{clock.ds()}] INFO auto-resume: newest checkpoint is /mnt/efs/runs/asr-conformer-m/checkpoints/last.pt"]
+    fr = [("/srv/asr/train_asr.py", 377, "<module>", "main(cfg)"),
+          ("/srv/asr/train_asr.py", 301, "main", "state = load_checkpoint(cfg.resume_path, model, optimizer, scaler)"),
+          ("/srv/asr/utils/ckpt.py", 22, "load_checkpoint", "ckpt = torch.load(path, map_location=\"cpu\")"),
+          (f"{site}/torch/serialization.py", 993, "load", "with _open_zipfile_reader(opened_file) as opened_zipfile:"),
+          (f"{site}/torch/serialization.py", 447, "__init__", "super().__init__(torch._C.PyTorchFileReader(name_or_buffer))")]
+    lines += traceback(fr, "RuntimeError: PytorchStreamReader failed reading zip archive: failed finding central directory")
+    return Case(
+        "checkpoint-corrupt-central-dir-a10g-01", "checkpoint-corrupt", "easy",
+        "Auto-resume after a spot interruption picks last.pt, which was cut off mid-save (414 MB vs 1.4 GB); "
+        "torch.load cannot find the zip central directory",
+        {"train.log": "\n".join(lines)},
+        {"gpu_model": "A10G", "driver_version": "535.104.12", "torch_version": "2.1.2", "cuda_version": "12.1",
+         "launcher": "python"},
+        ["truncated", "previous checkpoint"])
+
+
+@synthetic
+def corrupt_safetensors_accelerate() -> Case:
+    rng = random.Random("corrupt-03")
+    site = "/opt/conda/lib/python3.10/site-packages"
+    akid, asec = aws_key_id(rng), aws_secret(rng)
+    clock = Clock(datetime(2024, 5, 20, 12, 30, 45), rng)
+    model_dir = "/scratch/models/mistral-7b-sft-v3"
+    lines = ["+ export AWS_ACCESS_KEY_ID=" + akid,
+             "+ export AWS_SECRET_ACCESS_KEY=" + asec,
+             f"+ aws s3 sync s3://acme-ml-models/mistral-7b-sft-v3/ {model_dir}/ --only-show-errors",
+             f"+ ls -l {model_dir}",
+             "total 14161844",
+             "-rw-r--r-- 1 jenkins jenkins        664 May 20 12:21 config.json",
+             "-rw-r--r-- 1 jenkins jenkins        111 May 20 12:21 generation_config.json",
+             "-rw-r--r-- 1 jenkins jenkins 4943162336 May 20 12:24 model-00001-of-00003.safetensors",
+             "-rw-r--r-- 1 jenkins jenkins 4540000000 May 20 12:27 model-00003-of-00003.safetensors",
+             "-rw-r--r-- 1 jenkins jenkins 1073741824 May 20 12:29 model-00002-of-00003.safetensors",
+             "-rw-r--r-- 1 jenkins jenkins      23950 May 20 12:21 model.safetensors.index.json",
+             "-rw-r--r-- 1 jenkins jenkins        551 May 20 12:21 special_tokens_map.json",
+             "-rw-r--r-- 1 jenkins jenkins    1795188 May 20 12:21 tokenizer.json",
+             "-rw-r--r-- 1 jenkins jenkins       1460 May 20 12:21 tokenizer_config.json",
+             f"+ accelerate launch --multi_gpu --num_processes 2 --mixed_precision bf16 eval_harness.py --model "
+             f"{model_dir} --tasks arc_challenge,hellaswag --batch_size 16"]
+    agent = 5521
+    lines += torchrun_header(clock, agent, "2.3")
+    clock.advance(6.0)
+    lines += ["[eval] torch 2.3.0+cu121 | transformers 4.41.1 | accelerate 0.30.1 | 2 x NVIDIA L4",
+              "[eval] loading model from /scratch/models/mistral-7b-sft-v3 (bf16)"]
+    t = f"{site}/transformers"
+    for r in (1, 0):
+        lines.append("Loading checkpoint shards:  33%|███▎      | 1/3 [00:07<00:15,  7.61s/it]")
+    for r in (1, 0):
+        fr = [("/workspace/evals/eval_harness.py", 160, "<module>", "main()"),
+              ("/workspace/evals/eval_harness.py", 94, "main", "model = AutoModelForCausalLM.from_pretrained(args.model, torch_dtype=torch.bfloat16)"),
+              (f"{t}/models/auto/auto_factory.py", 563, "from_pretrained", "return model_class.from_pretrained("),
+              (f"{t}/modeling_utils.py", 3754, "from_pretrained", ") = cls._load_pretrained_model("),
+              (f"{t}/modeling_utils.py", 4192, "_load_pretrained_model", "state_dict = load_state_dict(shard_file, is_quantized=is_quantized)"),
+              (f"{t}/modeling_utils.py", 548, "load_state_dict", "with safe_open(checkpoint_file, framework=\"pt\") as f:")]
+        lines += traceback(fr, "safetensors_rust.SafetensorError: Error while deserializing header: "
+                               "MetadataIncompleteBuffer", f"[rank{r}]: ")
+    clock.advance(2.5)
+    root = RankExit(1, 1, agent + 15, 1, clock.elastic(), "ci-gpu-l4-03")
+    others = [RankExit(0, 0, agent + 14, 1, clock.elastic(), "ci-gpu-l4-03")]
+    fail = torchrun_child_failed("eval_harness.py", root, others, site, clock, agent, "/opt/conda/bin/python", "2.3", [])
+    cut = fail.index("Traceback (most recent call last):")
+    end = fail.index("============================================================")
+    acc = traceback([
+        ("/opt/conda/bin/accelerate", 8, "<module>", "sys.exit(main())"),
+        (f"{site}/accelerate/commands/accelerate_cli.py", 46, "main", "args.func(args)"),
+        (f"{site}/accelerate/commands/launch.py", 1073, "launch_command", "multi_gpu_launcher(args)"),
+        (f"{site}/accelerate/commands/launch.py", 718, "multi_gpu_launcher", "distrib_run.run(args)"),
+        (f"{site}/torch/distributed/run.py", 870, "run", "elastic_launch("),
+        (f"{site}/torch/distributed/launcher/api.py", 132, "__call__", "return launch_agent(self._config, self._entrypoint, list(args))"),
+        (f"{site}/torch/distributed/launcher/api.py", 263, "launch_agent", "raise ChildFailedError("),
+    ], "torch.distributed.elastic.multiprocessing.errors.ChildFailedError: ")
+    lines += fail[:cut] + acc + fail[end:]
+    lines += ["Build step 'Execute shell' marked build as failure", "Finished: FAILURE"]
+    return Case(
+        "checkpoint-corrupt-safetensors-sync-accelerate-03", "checkpoint-corrupt", "medium",
+        "CI eval job syncs a model from S3, one shard comes down truncated (exactly 1 GiB of ~5 GB); both "
+        "accelerate ranks fail in safe_open with MetadataIncompleteBuffer, ChildFailedError at the end",
+        {"console.log": "\n".join(lines)},
+        {"gpu_model": "L4", "gpu_count": "2", "torch_version": "2.3.0", "transformers_version": "4.41.1",
+         "accelerate_version": "0.30.1", "launcher": "accelerate", "world_size": "2", "precision": "bf16"},
+        ["model-00002-of-00003", "truncated"], initiating_rank=1, secrets=[akid, asec])
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--capture", action="store_true", help="re-run the real CPU programs (needs .venv torch)")
+    ap.add_argument("--only", default="", help="only cases whose id contains this")
+    args = ap.parse_args()
+    n = 0
+    for fn in SYNTHETIC:
+        case = fn()
+        if args.only in case.case_id:
+            write_case(case); n += 1
+    if args.capture:
+        for prog in REAL_PROGRAMS:
+            if args.only in prog.case.case_id:
+                write_case(capture(prog)); n += 1
+    print(f"wrote {n} cases under {CASES.relative_to(REPO)}")
+
+
+if __name__ == "__main__":
+    main()
+
+

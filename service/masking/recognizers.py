@@ -352,7 +352,7 @@ REGISTRY: list[Entry] = [
     # MLFLOW_TRACKING_TOKEN=...  |  "client_secret": "..."  |  --hf_token abc...  |  api_key: ...
     Entry(
         "SECRET",
-        trigger=r"(?i:secret|token|api[_-]?key|apikey|access[_-]?key|private[_-]?key|credential|auth[_-]?key)",
+        trigger=r"(?i:secret|token|api[_-]?key|apikey|access[_-]?key|private[_-]?key|credentials?|auth[_-]?key)(?:[\"']?\s*[:=]|\s)",
         patterns=(
             P("secret setting quoted", _SECRET_KEY + r"[\"']?" + _QUOTED),
             P("secret setting", _SECRET_KEY + _SEP + _UNQUOTED),

@@ -35,6 +35,10 @@ _SAFE_PREFIX = re.compile(
 _LAUNCHER_PREFIX = re.compile(r"(?P<host>[A-Za-z0-9][\w.-]*)(?::\d+:\d+ \[\d+\] |: )")
 _HOST_ENTITIES = frozenset({"HOSTNAME", "IP_ADDRESS"})
 
+# The tags that say which process printed a line; a private-key block is tracked per tag, so other
+# ranks' output interleaved with rank 0's block neither ends it nor gets swallowed by it.
+_STREAM_TAG = re.compile(r"(?:\s*(?:\[(?:rank|default)?\d+\]:?|\d+:(?=\s)|[A-Za-z0-9][\w.-]*:(?=\s)))*")
+_MAX_OPEN_BLOCKS = 1024
 _PEM_BEGIN = re.compile(r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----")
 _PEM_END = re.compile(r"-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----")
 _PEM_BODY = re.compile(r"(?:[A-Za-z0-9+/=]{8,}|(?:Proc-Type|DEK-Info|Comment):.*)\s*$")
@@ -49,7 +53,7 @@ class MaskState:
     def __init__(self) -> None:
         self.pseudonyms = Pseudonyms()
         self.counts: Counter[str] = Counter()
-        self.pem_open = False
+        self.pem_open: set[str] = set()  # stream tags with an unterminated private-key block
         self.netrc_wandb_lines = 0
         self._shapes: dict[bytes, bool] = {}
         self._segments: dict[str, tuple[str, tuple[str, ...], tuple[Span, ...]]] = {}
@@ -117,33 +121,36 @@ def mask_segment(text: str, masker: Masker, state: MaskState) -> str:
     return state.segment(text, masker)
 
 
-def _pem_continuation(line: str, masker: Masker, state: MaskState) -> str | None:
+def _pem_continuation(line: str, tag: str, masker: Masker, state: MaskState) -> str | None:
     """Mask a line inside an open private-key block, or return None when the block has ended."""
     end = _PEM_END.search(line)
     core = line[: end.start()] if end else line
     body = _PEM_BODY.search(core)
     if body is None and end is None:
-        if not core.strip():
+        if not core[len(tag) :].strip():
             return line
-        state.pem_open = False  # a truncated block: this line is ordinary text
+        state.pem_open.discard(tag)  # a truncated block: this line is ordinary text
         return None
     start = body.start() if body else len(core)
     if start > _PEM_MAX_PREFIX:
-        state.pem_open = False
+        state.pem_open.discard(tag)
         return None
     out = mask_segment(line[:start], masker, state) + "<PRIVATE_KEY>"
     if end:
-        state.pem_open = False
+        state.pem_open.discard(tag)
         out += mask_segment(line[end.end() :], masker, state)
     return out
 
 
 def mask_line(line: str, masker: Masker, state: MaskState) -> str:
     """Mask one line of a log, carrying multi-line state (PEM blocks, netrc entries) in ``state``."""
+    tag = ""
     if state.pem_open:
-        out = _pem_continuation(line, masker, state)
-        if out is not None:
-            return out
+        tag = _STREAM_TAG.match(line).group()  # type: ignore[union-attr]  # matches the empty string at least
+        if tag in state.pem_open:
+            out = _pem_continuation(line, tag, masker, state)
+            if out is not None:
+                return out
     if state.netrc_wandb_lines:
         state.netrc_wandb_lines -= 1
         m = _NETRC_PASSWORD.match(line)
@@ -153,8 +160,8 @@ def mask_line(line: str, masker: Masker, state: MaskState) -> str:
     out = mask_segment(line, masker, state)
     if "-----BEGIN" in line:
         begin = _PEM_BEGIN.search(line)
-        if begin and not _PEM_END.search(line, begin.end()):
-            state.pem_open = True
+        if begin and not _PEM_END.search(line, begin.end()) and len(state.pem_open) < _MAX_OPEN_BLOCKS:
+            state.pem_open.add(_STREAM_TAG.match(line).group())  # type: ignore[union-attr]
     if "machine" in line and _NETRC_WANDB_MACHINE.match(line):
         state.netrc_wandb_lines = 3
     return out

@@ -139,3 +139,24 @@ def test_masking_never_opens_a_network_connection(monkeypatch: pytest.MonkeyPatc
     text, counts = mask_text("alice@acme-research.com via https://db.acme-research.com:5432 and x@y.zz", fresh)
     assert text == "<EMAIL_1> via https://<HOST_1>:5432 and x@y.zz"
     assert counts == {"email": 1, "hostname": 1}
+
+
+def test_other_ranks_interleaved_with_a_private_key_block_neither_end_it_nor_get_masked(masker: Masker) -> None:
+    text, counts = mask_text(
+        "[rank0]: -----BEGIN PRIVATE KEY-----\n"
+        "[rank1]: step 12 loss 2.31\n"
+        "[rank0]: MIIEvQIBADANBgkqhkiG9w0BAQEFAASC\n"
+        "[rank2]: step 12 loss 2.29\n"
+        "[rank0]: Zm9vYmFyYmF6cXV4Zm9vYmFyYmF6==\n"
+        "[rank0]: -----END PRIVATE KEY-----",
+        masker,
+    )
+    assert text.split("\n") == [
+        "[rank0]: <PRIVATE_KEY>",
+        "[rank1]: step 12 loss 2.31",
+        "[rank0]: <PRIVATE_KEY>",
+        "[rank2]: step 12 loss 2.29",
+        "[rank0]: <PRIVATE_KEY>",
+        "[rank0]: <PRIVATE_KEY>",
+    ]
+    assert counts == {"private_key": 1}
