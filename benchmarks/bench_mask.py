@@ -79,6 +79,9 @@ def padded_corpus(target_bytes: int, seed: int = 11) -> Corpus:
     return out
 
 
+_WORDS = ["the", "of", "and", "to", "in", "is", "was", "for", "on", "that", "with", "as", "by", "at", "from", "his", "her", "they", "this", "be", "are", "an", "or", "had", "which", "were", "but", "not", "have", "one", "all", "been", "their", "has", "more", "when", "will", "there", "would", "who", "no", "out", "into", "its", "only", "other", "some", "could", "time", "these", "two", "may", "then", "first", "any", "new", "like", "after", "model", "data", "loss", "layer", "token", "batch", "gradient", "server", "network", "memory", "device", "kernel", "rank", "node"]
+
+
 def write_multirank_log(path: Path, target_bytes: int, seed: int = 3) -> int:
     """A 64-rank training log of about ``target_bytes``; returns its line count."""
     rng = random.Random(seed)
@@ -124,6 +127,12 @@ def write_multirank_log(path: Path, target_bytes: int, seed: int = 3) -> int:
             for r in rng.sample(range(64), 8):
                 line = step_line(rng, r, step)
                 emit(line if style == 0 else f"{nodes[r // 8]}: {line}")
+            if step % 3 == 0:
+                emit(f"[rank{rng.randrange(64)}]: {{'loss': {rng.uniform(1.5, 3.5):.4f}, 'grad_norm': {rng.uniform(0.2, 2):.3f}, "
+                     f"'learning_rate': {3e-4 * rng.uniform(0.5, 1):.3e}, 'epoch': {step / 20000:.2f}}}")
+            if step % 6 == 0:  # free text with a unique shape: a printed training sample
+                words = " ".join(rng.choice(_WORDS) for _ in range(rng.randint(8, 24)))
+                emit(f"[rank{rng.randrange(64)}]: sample {rng.randrange(10**6)}: {{'text': '{words}', 'label': {rng.randrange(9)}}}")
             if step % 50 == 0:
                 r = rng.randrange(64)
                 emit(f"[rank{r}]: {rng.choice(warnings)}")

@@ -702,7 +702,7 @@ def case_batch_hf_torchrun() -> Case:
     pids = [140011 + i for i in range(8)]
     blocks = []
     for r in range(8):
-        p = f"[rank{r}]:"
+        p = ""  # torch >= 2.3 prefixes only uncaught tracebacks ("[rankN]: ") via sys.excepthook
         b = [p + ds_line(clock, L["accel"], "Setting ds_accelerator to cuda (auto detect)", lo=0.3, hi=0.8)]
         b.append(p + ds_line(clock, L["cdb"], "cdb=None", lo=1.0, hi=2.0))
         if r == 0:
@@ -711,14 +711,14 @@ def case_batch_hf_torchrun() -> Case:
     out += interleave(blocks, rng, 1, 2)
     blocks = []
     for r in range(8):
-        p = f"[rank{r}]:"
+        p = ""  # torch >= 2.3 prefixes only uncaught tracebacks ("[rankN]: ") via sys.excepthook
         b = []
         if r == 0:
             b.append(p + ds_line(clock, "partition_parameters.py:348:__exit__", "finished initializing model - num_params = 363, num_elems = 13.02B", lo=20, hi=30))
         n = rng.randint(3, 5)
         b.append(f"Loading checkpoint shards: 100%|██████████| 3/3 [00:{rng.randint(21, 29)}<00:00,  {rng.uniform(7.2, 9.6):.2f}s/it]")
-        b.append(f"{p}Map (num_proc=8): 100%|██████████| 61204/61204 [00:0{n}<00:00, {rng.randint(11000, 15000)}.{rng.randint(10, 99)} examples/s]" if r == 0 else
-                 f"{p}Using custom data configuration default-4f2b9e1c6a0d3e57")
+        b.append(f"Map (num_proc=8): 100%|██████████| 61204/61204 [00:0{n}<00:00, {rng.randint(11000, 15000)}.{rng.randint(10, 99)} examples/s]" if r == 0 else
+                 "Using custom data configuration default-4f2b9e1c6a0d3e57")
         blocks.append(b)
     out += interleave(blocks, rng, 1, 2)
     frames = [(f"{home}/train_sft.py", 241, "<module>", "main()"),
@@ -730,7 +730,7 @@ def case_batch_hf_torchrun() -> Case:
     msg = ("ValueError: Please correct the following DeepSpeed config values that mismatch TrainingArguments values:\n"
            "- ds train_batch_size=64 vs hf train_batch_size (calculated)=256\n"
            "The easiest method is to set these DeepSpeed config values to 'auto'.")
-    tbs = [[f"[rank{r}]: " + ln for ln in tb(frames, msg)] for r in range(8)]
+    tbs = [[f"[rank{r}]: " + ln if ln else "" for ln in tb(frames, msg)] for r in range(8)]
     out += interleave(tbs, rng, 2, 6)
     clock.tick(2.0, 3.0)
     when = clock.t.strftime("%Y-%m-%d_%H:%M:%S")
@@ -1375,7 +1375,7 @@ def case_build_fused_adam_no_cuda_home() -> Case:
         files={"pod.log": "\n".join(out)},
         facts={"deepspeed_version": "0.12.6", "launcher": "deepspeed", "torch_version": "2.1.2", "cuda_version": "12.1",
                "transformers_version": "4.36.2"},
-        must_mention=["CUDA_HOME", "devel"],
+        must_mention=["CUDA_HOME", "nvcc"],
     )
 
 
@@ -1407,7 +1407,10 @@ def ds_engine_init_lines(clock: Clock, v: str, stage: int, dtype: str, opt: str,
                 ds_line(clock, L["s12_rr"], "Round robin gradient partitioning: False")]
     out += mem_usage(clock, v, "Before initializing optimizer states", 3.37, 3.37, 3.5, 4, 112.4, 5.6)
     out += mem_usage(clock, v, "After initializing optimizer states", 9.65, 12.79, 12.93, 13, 113.02, 5.6)
-    out.append(ds_line(clock, "stage3.py:479:_setup_for_real_optimizer" if stage == 3 else L["s12_bucket"].replace(":148:__init__", ":516:__init__"), "optimizer state initialized"))
+    init_loc = {("0.12.6", 3): "stage3.py:479:_setup_for_real_optimizer", ("0.15.4", 3): "stage3.py:521:_setup_for_real_optimizer",
+                ("0.12.6", 2): "stage_1_and_2.py:516:__init__", ("0.15.4", 2): "stage_1_and_2.py:544:__init__",
+                ("0.9.5", 2): "stage_1_and_2.py:488:__init__", ("0.9.5", 3): "stage3.py:387:_setup_for_real_optimizer"}
+    out.append(ds_line(clock, init_loc[(v, 3 if stage == 3 else 2)], "optimizer state initialized"))
     out += mem_usage(clock, v, "After initializing ZeRO optimizer", 9.65, 9.65, 12.93, 13, 113.4, 5.7)
     out += [ds_line(clock, ld, f"[Rank 0] DeepSpeed Final Optimizer = {'DeepSpeedZeroOptimizer_Stage3' if stage == 3 else 'DeepSpeedZeroOptimizer'}"),
             ds_line(clock, ld, "[Rank 0] DeepSpeed using configured LR scheduler = WarmupLR"),
@@ -1459,10 +1462,7 @@ def case_z3_load_state_dict() -> Case:
         for name, shp in LLAMA7B_LINEARS:
             lines.append(f"size mismatch for model.layers.{i}.{name}.weight: copying a param with shape torch.Size([{shp[0]}, {shp[1]}]) from checkpoint, the shape in current model is torch.Size([0]).")
     msg = "RuntimeError: Error(s) in loading state_dict for LlamaForSequenceClassification:\n\t" + "\n\t".join(lines)
-    t = tb(frames, msg)
-    blocks = [t for _ in range(3)]
-    out += t
-    out += ["[rm] ranks 1-7 hit the same error (output suppressed by log filter)"] if False else []
+    out += interleave([tb(frames, msg) for _ in range(8)], rng, 15, 60)
     for p in [8011 + i for i in range(8)]:
         out.append(ds_line(clock, L["launch_kill"], f"Killing subprocess {p}", lo=0.2, hi=0.6))
     cmd = ["/usr/bin/python3", "-u", "train_rm.py", "--local_rank=7"] + script[1:]
@@ -1471,7 +1471,958 @@ def case_z3_load_state_dict() -> Case:
         case_id="deepspeed-zero3-shape-mismatch-load-state-dict-01",
         label="deepspeed-zero3-shape-mismatch", difficulty="easy",
         description="reward-model script calls engine.module.load_state_dict() after deepspeed.initialize with ZeRO-3: every large weight reports 'the shape in current model is torch.Size([0])' (norms below the persistence threshold load fine)",
-        files={"rank0.log": "\n".join(out)},
+        files={"train.log": "\n".join(out)},
         facts={"deepspeed_version": "0.15.4", "launcher": "deepspeed", "zero_stage": "3", "precision": "bf16", "world_size": "8"},
         must_mention=["ZeRO-3", "GatheredParameters"],
+    )
+
+
+def case_z3_functional_embedding() -> Case:
+    rng = random.Random(302)
+    clock = Clock("2024-10-14 21:05:33", rng)
+    v = "0.15.4"
+    L = DS_LOC[v]
+    tv = "2.4.1"
+    site = "/home/priya/miniforge3/envs/pt24/lib/python3.10/site-packages"
+    proj = "/home/priya/research/softprompt"
+    out = ["(pt24) priya@l40s-box:~/research/softprompt$ accelerate launch --config_file acc_z3.yaml train_prompt.py --base Qwen/Qwen2-7B --n_virtual 64 --bf16 --per_device_train_batch_size 8",
+           "(pt24) priya@l40s-box:~/research/softprompt$ cat acc_z3.yaml",
+           "compute_environment: LOCAL_MACHINE",
+           "debug: false",
+           "deepspeed_config:",
+           "  gradient_accumulation_steps: 2",
+           "  offload_optimizer_device: none",
+           "  offload_param_device: none",
+           "  zero3_init_flag: true",
+           "  zero3_save_16bit_model: true",
+           "  zero_stage: 3",
+           "distributed_type: DEEPSPEED",
+           "downcast_bf16: 'no'",
+           "machine_rank: 0",
+           "main_training_function: main",
+           "mixed_precision: bf16",
+           "num_machines: 1",
+           "num_processes: 4",
+           "rdzv_backend: static",
+           "same_network: true",
+           "use_cpu: false"]
+    tpid = 512209
+    for ln in ["", "*****************************************",
+               "Setting OMP_NUM_THREADS environment variable for each process to be 1 in default, to avoid your system being overloaded, please further tune the variable for optimal performance in your application as needed. ",
+               "*****************************************"]:
+        out.append(f"{clock.glog('W', tpid, 'torch/distributed/run.py:779', 0.0, 0.001)} {ln}")
+    blocks = []
+    for r in range(4):
+        b = [ds_line(clock, L["accel"], "Setting ds_accelerator to cuda (auto detect)", lo=0.5, hi=1.0),
+             ds_line(clock, L["cdb"], "cdb=None", lo=0.5, hi=1.5)]
+        if r == 0:
+            b.append(ds_line(clock, L["comm_init"], "Initializing TorchBackend in DeepSpeed with backend nccl"))
+        blocks.append(b)
+    out += interleave(blocks, rng, 1, 2)
+    out.append(ds_line(clock, "partition_parameters.py:348:__exit__", "finished initializing model - num_params = 339, num_elems = 7.62B", lo=15, hi=25))
+    for r in range(4):
+        out.append(f"Loading checkpoint shards: 100%|██████████| 4/4 [00:{rng.randint(12, 19)}<00:00,  {rng.uniform(3.1, 4.6):.2f}s/it]")
+    out += ["[soft-prompt] 64 virtual tokens x 3584 = 229,376 trainable params; base model frozen",
+            "Map: 100%|██████████| 40000/40000 [00:06<00:00, 6411.30 examples/s]"]
+    out += [ln for ln in ds_engine_init_lines(clock, v, 3, "torch.bfloat16", "adamw")[:8]]
+    out += ["Parameter Offload: Total persistent parameters: 333312 in 141 params",
+            "  0%|          | 0/2500 [00:00<?, ?it/s]"]
+    frames = [(f"{proj}/train_prompt.py", 231, "<module>", "main()"),
+              (f"{proj}/train_prompt.py", 224, "main", "trainer.train()"),
+              (f"{site}/transformers/trainer.py", 1938, "train", "return inner_training_loop("),
+              (f"{site}/transformers/trainer.py", 2279, "_inner_training_loop", "tr_loss_step = self.training_step(model, inputs)"),
+              (f"{site}/transformers/trainer.py", 3318, "training_step", "loss = self.compute_loss(model, inputs)"),
+              (f"{site}/transformers/trainer.py", 3363, "compute_loss", "outputs = model(**inputs)")]
+    frames += module_call(site, tv)
+    frames += [(f"{site}/deepspeed/utils/nvtx.py", 18, "wrapped_fn", "ret_val = func(*args, **kwargs)"),
+               (f"{site}/deepspeed/runtime/engine.py", 1899, "forward", "loss = self.module(*inputs, **kwargs)")]
+    frames += module_call(site, tv, hooks=True)
+    frames += [(f"{proj}/softprompt/model.py", 58, "forward", "tok_embeds = F.embedding(input_ids, self.base.get_input_embeddings().weight)"),
+               (f"{site}/torch/nn/functional.py", TORCH_LOC[tv]["func_emb"], "embedding",
+                "return torch.embedding(weight, input, padding_idx, scale_grad_by_freq, sparse)")]
+    t = tb(frames, "RuntimeError: 'weight' must be 2-D")
+    out += interleave([[f"[rank{r}]: " + ln if ln else "" for ln in t] for r in range(4)], rng, 3, 9)
+    when = clock.tick(2, 3).strftime("%Y-%m-%d_%H:%M:%S")
+    fails = [(2, 1, 512284), (0, 1, 512282), (1, 1, 512283), (3, 1, 512285)]
+    tail = torchrun_failure_24(clock, tpid, "/home/priya/miniforge3/envs/pt24/bin/accelerate", "train_prompt.py", "l40s-box", fails,
+                               sigterm=[], when=when, py="/home/priya/miniforge3/envs/pt24/bin/python3.10")
+    # accelerate wraps torchrun's launcher: replace the head frames
+    i = tail.index("Traceback (most recent call last):")
+    head = tb([("/home/priya/miniforge3/envs/pt24/bin/accelerate", 8, "<module>", "sys.exit(main())"),
+               (f"{site}/accelerate/commands/accelerate_cli.py", 48, "main", "args.func(args)"),
+               (f"{site}/accelerate/commands/launch.py", 1159, "launch_command", "deepspeed_launcher(args)"),
+               (f"{site}/accelerate/commands/launch.py", 852, "deepspeed_launcher", "distrib_run.run(args)"),
+               (f"{site}/torch/distributed/run.py", 892, "run", "elastic_launch("),
+               (f"{site}/torch/distributed/launcher/api.py", 133, "__call__", "return launch_agent(self._config, self._entrypoint, list(args))"),
+               (f"{site}/torch/distributed/launcher/api.py", 264, "launch_agent", "raise ChildFailedError(")],
+              "torch.distributed.elastic.multiprocessing.errors.ChildFailedError: ")
+    j = tail.index("torch.distributed.elastic.multiprocessing.errors.ChildFailedError: ")
+    tail = tail[:i] + head + tail[j + 1:]
+    out += tail
+    return Case(
+        case_id="deepspeed-zero3-shape-mismatch-functional-embedding-02",
+        label="deepspeed-zero3-shape-mismatch", difficulty="medium",
+        description="soft-prompt wrapper under accelerate + ZeRO-3 (zero3_init_flag) calls F.embedding on base.get_input_embeddings().weight from its own forward; the embedding module's hooks never run, the weight is the empty partition -> \"'weight' must be 2-D\"",
+        files={"console.txt": "\n".join(out)},
+        facts={"launcher": "accelerate", "world_size": "4", "zero_stage": "3", "precision": "bf16", "deepspeed_version": "0.15.4"},
+        must_mention=["ZeRO-3", "partitioned"],
+        secrets=["priya"],
+    )
+
+
+def watchdog_21(rank: int, seq: int, op: str, numel_in: int, numel_out: int, ran_ms: int) -> list[str]:
+    """torch 2.1 ProcessGroupNCCL watchdog timeout + abort."""
+    work = f"WorkNCCL(SeqNum={seq}, OpType={op}, NumelIn={numel_in}, NumelOut={numel_out}, Timeout(ms)=1800000)"
+    msg = f"[Rank {rank}] Watchdog caught collective operation timeout: {work} ran for {ran_ms} milliseconds before timing out."
+    return [f"[E ProcessGroupNCCL.cpp:475] {msg}",
+            "[E ProcessGroupNCCL.cpp:489] Some NCCL operations have failed or timed out. Due to the asynchronous nature of CUDA kernels, subsequent GPU operations might run on corrupted/incomplete data.",
+            "[E ProcessGroupNCCL.cpp:495] To avoid data inconsistency, we are taking the entire process down.",
+            f"[E ProcessGroupNCCL.cpp:916] [Rank {rank}] NCCL watchdog thread terminated with exception: {msg}",
+            "terminate called after throwing an instance of 'std::runtime_error'",
+            f"  what():  [Rank {rank}] NCCL watchdog thread terminated with exception: {msg}"]
+
+
+def hf_train_head_21(site: str, script: str, frames_user) -> list[tuple]:
+    return list(frames_user) + [(f"{site}/transformers/trainer.py", 1537, "train", "return inner_training_loop(")]
+
+
+def case_z3_rank0_callback_watchdog() -> Case:
+    rng = random.Random(303)
+    v = "0.12.6"
+    L = DS_LOC[v]
+    site = "/opt/conda/lib/python3.10/site-packages"
+    home = "/home/tkowalski/llm/sft"
+    clock0 = Clock("2024-02-06 02:14:07", rng)
+    nodes = ["gpu-a100-101", "gpu-a100-102"]
+    cmd = ("torchrun --nnodes 2 --nproc_per_node 8 --rdzv_backend c10d --rdzv_endpoint gpu-a100-101:29400 --rdzv_id sft-0206 --tee 3 "
+           "sft_multinode.py --model_name_or_path /models/llama-2-7b-hf --data /data/sft/v7 --deepspeed ds/z3.json --bf16 "
+           "--per_device_train_batch_size 4 --gradient_accumulation_steps 2 --logging_steps 50 --output_dir /ckpt/sft-v7")
+    logs = {}
+    tail_time = None
+    for n, host in enumerate(nodes):
+        clock = Clock("2024-02-06 02:14:07", random.Random(310 + n))
+        out = [f"[{host}] $ {cmd}"]
+        for ln in ["", "*****************************************",
+                   "Setting OMP_NUM_THREADS environment variable for each process to be 1 in default, to avoid your system being overloaded, please further tune the variable for optimal performance in your application as needed. ",
+                   "*****************************************"]:
+            out.append(f"[{clock.ds(0.0, 0.001)}] torch.distributed.run: [WARNING] {ln}")
+        blocks = []
+        for lr in range(8):
+            p = f"[default{lr}]:"
+            b = [p + ds_line(clock, L["accel"], "Setting ds_accelerator to cuda (auto detect)", lo=0.3, hi=0.8),
+                 p + ds_line(clock, L["cdb"], "cdb=None", lo=0.5, hi=1.0)]
+            if n == 0 and lr == 0:
+                b.append(p + ds_line(clock, L["comm_init"], "Initializing TorchBackend in DeepSpeed with backend nccl"))
+            blocks.append(b)
+        out += interleave(blocks, rng, 1, 2)
+        if n == 0:
+            out += ["[default0]:" + ds_line(clock, "partition_parameters.py:348:__exit__", "finished initializing model - num_params = 291, num_elems = 6.74B", lo=20, hi=30)]
+        for lr in range(8):
+            out.append(f"[default{lr}]:Loading checkpoint shards: 100%|██████████| 2/2 [00:{rng.randint(10, 19)}<00:00,  {rng.uniform(5, 9):.2f}s/it]")
+        if n == 0:
+            out += ["[default0]:" + ln for ln in ds_engine_init_lines(clock, v, 3, "torch.bfloat16", "adamw")]
+            out += ["[default0]:wandb: Currently logged in as: tkowalski. Use `wandb login --relogin` to force relogin",
+                    "[default0]:wandb: Tracking run with wandb version 0.16.2",
+                    "[default0]:wandb: Run data is saved locally in /home/tkowalski/llm/sft/wandb/run-20240206_021631-q8x2lm4d",
+                    "[default0]:wandb: Run `wandb offline` to turn off syncing.",
+                    "[default0]:wandb: Syncing run sft-v7-2n",
+                    "[default0]:wandb: ⭐️ View project at https://wandb.ai/tkowalski/llama-sft",
+                    "[default0]:wandb: 🚀 View run at https://wandb.ai/tkowalski/llama-sft/runs/q8x2lm4d",
+                    "[default0]:  0%|          | 0/3906 [00:00<?, ?it/s]"]
+            loss = 1.62
+            for step in range(1, 51):
+                clock.tick(9.5, 10.8)
+                el = step * 10.1
+                rem = (3906 - step) * 10.1
+                out.append(f"[default0]:  {step * 100 // 3906:>2d}%|          | {step}/3906 [{int(el // 60):02d}:{int(el % 60):02d}<{int(rem // 3600)}:{int(rem % 3600 // 60):02d}:{int(rem % 60):02d}, 10.{rng.randint(0, 99):02d}s/it]")
+                if step in (10, 20, 30, 40):
+                    out.append(ds_line(clock, L["log_dist"], f"[Rank 0] step={step}, skipped=0, lr=[{step * 2e-5 / 100:.6e}], mom=[[0.9, 0.95]]").replace("[", "[default0]:[", 1))
+            out.append("[default0]:{'loss': 1.4127, 'learning_rate': 1e-05, 'epoch': 0.01}")
+            frames = [(f"{home}/sft_multinode.py", 203, "<module>", "main()"),
+                      (f"{home}/sft_multinode.py", 196, "main", "trainer.train()"),
+                      (f"{site}/transformers/trainer.py", 1537, "train", "return inner_training_loop("),
+                      (f"{site}/transformers/trainer.py", 1914, "_inner_training_loop", "self._maybe_log_save_evaluate(tr_loss, model, trial, epoch, ignore_keys_for_eval)"),
+                      (f"{site}/transformers/trainer.py", 2254, "_maybe_log_save_evaluate", "self.log(logs)"),
+                      (f"{site}/transformers/trainer.py", 2655, "log", "self.control = self.callback_handler.on_log(self.args, self.state, self.control, logs)"),
+                      (f"{site}/transformers/trainer_callback.py", 407, "on_log", 'return self.call_event("on_log", args, state, control, logs=logs)'),
+                      (f"{site}/transformers/trainer_callback.py", 414, "call_event", "result = getattr(callback, event)("),
+                      (f"{home}/callbacks.py", 41, "on_log", "drift = (emb.float() - self.ref_emb).norm(dim=-1).mean().item()")]
+            t = tb(frames, "RuntimeError: The size of tensor a (0) must match the size of tensor b (4096) at non-singleton dimension 1")
+            out += ["[default0]:" + ln for ln in t]
+            out.append("[default0]:wandb: 🚀 View run sft-v7-2n at: https://wandb.ai/tkowalski/llama-sft/runs/q8x2lm4d")
+            out.append("[default0]:wandb: Synced 6 W&B file(s), 0 media file(s), 2 artifact file(s) and 0 other file(s)")
+            tail_time = clock.t
+            pids = [77410 + i for i in range(8)]
+            for p in pids[1:]:
+                out.append(f"[{clock.ds(0.001, 0.01)}] torch.distributed.elastic.multiprocessing.api: [WARNING] Sending process {p} closing signal SIGTERM")
+            out.append(f"[{clock.ds(0.5, 1.0)}] torch.distributed.elastic.multiprocessing.api: [ERROR] failed (exitcode: 1) local_rank: 0 (pid: {pids[0]}) of binary: /opt/conda/bin/python")
+            head = [("/opt/conda/bin/torchrun", 33, "<module>", "sys.exit(load_entry_point('torch==2.1.2', 'console_scripts', 'torchrun')())"),
+                    (f"{site}/torch/distributed/elastic/multiprocessing/errors/__init__.py", 346, "wrapper", "return f(*args, **kwargs)"),
+                    (f"{site}/torch/distributed/run.py", 806, "main", "run(args)"),
+                    (f"{site}/torch/distributed/run.py", 797, "run", "elastic_launch("),
+                    (f"{site}/torch/distributed/launcher/api.py", 134, "__call__", "return launch_agent(self._config, self._entrypoint, list(args))"),
+                    (f"{site}/torch/distributed/launcher/api.py", 264, "launch_agent", "raise ChildFailedError(")]
+            when = clock.t.strftime("%Y-%m-%d_%H:%M:%S")
+            out += tb(head, "torch.distributed.elastic.multiprocessing.errors.ChildFailedError: ")
+            out += ["============================================================", "sft_multinode.py FAILED",
+                    "------------------------------------------------------------", "Failures:", "  <NO_OTHER_FAILURES>",
+                    "------------------------------------------------------------", "Root Cause (first observed failure):", "[0]:",
+                    f"  time      : {when}", f"  host      : {host}", "  rank      : 0 (local_rank: 0)",
+                    f"  exitcode  : 1 (pid: {pids[0]})", "  error_file: <N/A>",
+                    "  traceback : To enable traceback see: https://pytorch.org/docs/stable/elastic/errors.html",
+                    "============================================================"]
+        else:
+            clock.t = dt.datetime(2024, 2, 6, 2, 24, 51)
+            seq = 20417
+            blocks = []
+            for lr in range(8):
+                g = 8 + lr
+                ran = 1800000 + rng.randint(50, 900)
+                blocks.append([f"[default{lr}]:" + ln for ln in watchdog_21(g, seq, "_ALLGATHER_BASE", 2621440, 41943040, ran)])
+            clock.t = dt.datetime(2024, 2, 6, 2, 54, 52)
+            out += interleave(blocks, rng, 1, 3)
+            pids = [51102 + i for i in range(8)]
+            first = 5
+            for p in pids:
+                if p != pids[first]:
+                    out.append(f"[{clock.ds(0.001, 0.01)}] torch.distributed.elastic.multiprocessing.api: [WARNING] Sending process {p} closing signal SIGTERM")
+            out.append(f"[{clock.ds(0.5, 1.0)}] torch.distributed.elastic.multiprocessing.api: [ERROR] failed (exitcode: -6) local_rank: {first} (pid: {pids[first]}) of binary: /opt/conda/bin/python")
+            head = [("/opt/conda/bin/torchrun", 33, "<module>", "sys.exit(load_entry_point('torch==2.1.2', 'console_scripts', 'torchrun')())"),
+                    (f"{site}/torch/distributed/elastic/multiprocessing/errors/__init__.py", 346, "wrapper", "return f(*args, **kwargs)"),
+                    (f"{site}/torch/distributed/run.py", 806, "main", "run(args)"),
+                    (f"{site}/torch/distributed/run.py", 797, "run", "elastic_launch("),
+                    (f"{site}/torch/distributed/launcher/api.py", 134, "__call__", "return launch_agent(self._config, self._entrypoint, list(args))"),
+                    (f"{site}/torch/distributed/launcher/api.py", 264, "launch_agent", "raise ChildFailedError(")]
+            when = clock.t.strftime("%Y-%m-%d_%H:%M:%S")
+            out += tb(head, "torch.distributed.elastic.multiprocessing.errors.ChildFailedError: ")
+            out += ["=======================================================", "sft_multinode.py FAILED",
+                    "-------------------------------------------------------", "Failures:", "  <NO_OTHER_FAILURES>",
+                    "-------------------------------------------------------", "Root Cause (first observed failure):", "[0]:",
+                    f"  time      : {when}", f"  host      : {host}", f"  rank      : {8 + first} (local_rank: {first})",
+                    f"  exitcode  : -6 (pid: {pids[first]})", "  error_file: <N/A>",
+                    f"  traceback : Signal 6 (SIGABRT) received by PID {pids[first]}",
+                    "======================================================="]
+        logs[f"{host}.log"] = "\n".join(out)
+    return Case(
+        case_id="deepspeed-zero3-shape-mismatch-rank0-callback-2node-03",
+        label="deepspeed-zero3-shape-mismatch", difficulty="hard",
+        description="2-node ZeRO-3 SFT (torchrun --tee 3): a rank-0-only on_log callback reads the partitioned embedding (shape [0]) and dies at step 50; node 2's ranks wait in the ZeRO-3 all-gather and hit the NCCL watchdog 30 min later (SIGABRT)",
+        initiating_rank=0,
+        files=logs,
+        facts={"launcher": "torchrun", "num_nodes": "2", "zero_stage": "3", "deepspeed_version": "0.12.6", "failure_step": "50"},
+        must_mention=["ZeRO-3", "rank 0", "GatheredParameters"],
+        secrets=["tkowalski"],
+    )
+
+
+# ==================================================================================================
+# deepspeed-zero-checkpoint-topology-change
+# ==================================================================================================
+
+def topo_exc(saved: int, now: int) -> str:
+    return ("deepspeed.runtime.zero.utils.ZeRORuntimeException: The checkpoint being loaded used a DP world size of "
+            f"{saved} but the current world size is {now}. Automatic adjustment of ZeRO's optimizer state partitioning "
+            "with a new world size is not currently supported.")
+
+
+def load_ckpt_frames(site: str, v: str) -> list[tuple]:
+    ln = {"0.9.5": (2614, 2756), "0.12.6": (2735, 2901), "0.15.4": (2826, 3005)}[v]
+    return [(f"{site}/deepspeed/runtime/engine.py", ln[0], "load_checkpoint",
+             "success = self._load_zero_checkpoint(load_dir, tag, load_optimizer_states=load_optimizer_states)"),
+            (f"{site}/deepspeed/runtime/engine.py", ln[1], "_load_zero_checkpoint",
+             'raise ZeRORuntimeException("The checkpoint being loaded used a DP " \\')]
+
+
+def case_topo_ds_launcher() -> Case:
+    rng = random.Random(401)
+    clock = Clock("2024-04-17 07:40:12", rng)
+    v = "0.12.6"
+    L = DS_LOC[v]
+    site = "/usr/local/lib/python3.10/dist-packages"
+    proj = "/workspace/neox-1b"
+    cfg = {"train_micro_batch_size_per_gpu": 16, "gradient_accumulation_steps": 2, "steps_per_print": 100,
+           "optimizer": {"type": "Adam", "params": {"lr": 2.5e-4, "betas": [0.9, 0.95], "eps": 1e-8}},
+           "bf16": {"enabled": True}, "zero_optimization": {"stage": 1, "allgather_bucket_size": 500000000},
+           "gradient_clipping": 1.0, "_world": 8, "train_batch_size": 256}
+    out = ["# resuming run neox-1b-pile after maintenance; node gpu-h100-22 only (gpu-h100-23 still draining)",
+           "root@gpu-h100-22:/workspace/neox-1b# ls /ckpt/neox-1b/global_step12000/ | head -4; ls /ckpt/neox-1b/global_step12000/ | wc -l",
+           "bf16_zero_pp_rank_0_mp_rank_00_optim_states.pt",
+           "bf16_zero_pp_rank_10_mp_rank_00_optim_states.pt",
+           "bf16_zero_pp_rank_11_mp_rank_00_optim_states.pt",
+           "bf16_zero_pp_rank_12_mp_rank_00_optim_states.pt",
+           "17",
+           "root@gpu-h100-22:/workspace/neox-1b# deepspeed --num_gpus 8 train.py --deepspeed_config configs/neox1b.json --resume /ckpt/neox-1b --data /data/pile/tokenized"]
+    world = {"localhost": list(range(8))}
+    script = ["train.py", "--deepspeed_config", "configs/neox1b.json", "--resume", "/ckpt/neox-1b", "--data", "/data/pile/tokenized"]
+    out += [h for h in ds_launcher_header(clock, v, world, 0, "127.0.0.1", 29500, script) if "Detected" not in h]
+    blocks = []
+    for r in range(8):
+        b = [ds_line(clock, L["accel"], "Setting ds_accelerator to cuda (auto detect)", lo=0.3, hi=0.7),
+             ds_line(clock, L["cdb"], "cdb=None", lo=0.5, hi=1.0)]
+        if r == 0:
+            b.append(ds_line(clock, L["comm_init"], "Initializing TorchBackend in DeepSpeed with backend nccl"))
+        blocks.append(b)
+    out += interleave(blocks, rng, 1, 2)
+    out += ["model: GPTNeoX 1.01B params (24 layers, d=2048), seq 2048"]
+    out += ds_engine_init_lines(clock, v, 1, "torch.bfloat16", "adam")
+    out += ds_config_dump(clock, v, cfg)
+    blocks = []
+    for r in range(8):
+        b = [ds_line(clock, L["torch_ckpt_load"], "[Torch] Loading checkpoint from /ckpt/neox-1b/global_step12000/mp_rank_00_model_states.pt...", lo=0.2, hi=0.5),
+             ds_line(clock, L["torch_ckpt_loaded"], "[Torch] Loaded checkpoint from /ckpt/neox-1b/global_step12000/mp_rank_00_model_states.pt.", lo=2, hi=4)]
+        blocks.append(b)
+    out += interleave(blocks, rng, 1, 2)
+    frames = [(f"{proj}/train.py", 266, "<module>", "main()"),
+              (f"{proj}/train.py", 188, "main", "load_path, client_state = engine.load_checkpoint(args.resume)")]
+    frames += load_ckpt_frames(site, v)
+    out += interleave([tb(frames, topo_exc(16, 8)) for _ in range(8)], rng, 1, 4)
+    for p in [31807 + i for i in range(8)]:
+        out.append(ds_line(clock, L["launch_kill"], f"Killing subprocess {p}", lo=0.2, hi=0.6))
+    cmd = ["/usr/bin/python3", "-u", "train.py", "--local_rank=7"] + script[1:]
+    out.append(ds_line(clock, L["launch_err"], f"{cmd} exits with return code = 1", level="ERROR"))
+    return Case(
+        case_id="deepspeed-zero-checkpoint-topology-change-16to8-01",
+        label="deepspeed-zero-checkpoint-topology-change", difficulty="easy",
+        description="ZeRO-1 bf16 checkpoint saved by 16 ranks (2 nodes) resumed on one 8-GPU node: load_checkpoint raises ZeRORuntimeException DP world size 16 vs 8 on every rank",
+        files={"resume.log": "\n".join(out)},
+        facts={"deepspeed_version": "0.12.6", "launcher": "deepspeed", "world_size": "8", "zero_stage": "1", "precision": "bf16"},
+        must_mention=["universal", "world size"],
+    )
+
+
+def case_topo_hf_resume() -> Case:
+    rng = random.Random(402)
+    clock = Clock("2024-09-30 12:01:40", rng)
+    v = "0.15.4"
+    L = DS_LOC[v]
+    site = "/opt/conda/lib/python3.10/site-packages"
+    proj = "/mnt/nfs/jobs/codegen-sft"
+    tpid = 88120
+    out = ["[job 77113] 4x A100-SXM4-80GB granted (requested 8, queue fallback enabled)",
+           "+ nvidia-smi -L",
+           "GPU 0: NVIDIA A100-SXM4-80GB (UUID: GPU-3b1f8c2e-77a0-4e39-b0d2-9a51c7e0d114)",
+           "GPU 1: NVIDIA A100-SXM4-80GB (UUID: GPU-a80d7e44-19c6-4f2a-8e51-30b6d9f2c7a5)",
+           "GPU 2: NVIDIA A100-SXM4-80GB (UUID: GPU-5c92e1d0-3a4b-4d67-91e8-e2f07b5a3c69)",
+           "GPU 3: NVIDIA A100-SXM4-80GB (UUID: GPU-0e6b4f93-c21d-4a8f-b7e0-6d3a2f91b58c)",
+           "+ torchrun --nproc_per_node 4 train_sft.py --model_name_or_path bigcode/starcoder2-7b --dataset /mnt/nfs/data/code_instruct_v4 --output_dir /mnt/nfs/ckpt/sc2-7b-sft --deepspeed ds_z2.json --bf16 --per_device_train_batch_size 4 --gradient_accumulation_steps 8 --resume_from_checkpoint /mnt/nfs/ckpt/sc2-7b-sft/checkpoint-6000 --save_steps 500"]
+    for ln in ["", "*****************************************",
+               "Setting OMP_NUM_THREADS environment variable for each process to be 1 in default, to avoid your system being overloaded, please further tune the variable for optimal performance in your application as needed. ",
+               "*****************************************"]:
+        out.append(f"{clock.glog('W', tpid, 'torch/distributed/run.py:779', 0.0, 0.001)} {ln}")
+    blocks = []
+    for r in range(4):
+        b = [ds_line(clock, L["accel"], "Setting ds_accelerator to cuda (auto detect)", lo=0.3, hi=0.7),
+             ds_line(clock, L["cdb"], "cdb=None", lo=0.5, hi=1.0)]
+        if r == 0:
+            b.append(ds_line(clock, L["comm_init"], "Initializing TorchBackend in DeepSpeed with backend nccl"))
+        b.append(f"Loading checkpoint shards: 100%|██████████| 3/3 [00:0{rng.randint(5, 9)}<00:00,  2.{rng.randint(10, 99)}s/it]")
+        blocks.append(b)
+    out += interleave(blocks, rng, 1, 2)
+    out += ds_engine_init_lines(clock, v, 2, "torch.bfloat16", "adamw")
+    out += ["  0%|          | 0/9375 [00:00<?, ?it/s]"]
+    blocks = []
+    for r in range(4):
+        blocks.append([ds_line(clock, "torch_checkpoint_engine.py:27:load", "[Torch] Loading checkpoint from /mnt/nfs/ckpt/sc2-7b-sft/checkpoint-6000/global_step6000/mp_rank_00_model_states.pt...", lo=0.1, hi=0.3),
+                       ds_line(clock, "torch_checkpoint_engine.py:29:load", "[Torch] Loaded checkpoint from /mnt/nfs/ckpt/sc2-7b-sft/checkpoint-6000/global_step6000/mp_rank_00_model_states.pt.", lo=8, hi=14)])
+    out += interleave(blocks, rng, 1, 1)
+    frames = [(f"{proj}/train_sft.py", 178, "<module>", "main()"),
+              (f"{proj}/train_sft.py", 171, "main", "trainer.train(resume_from_checkpoint=training_args.resume_from_checkpoint)"),
+              (f"{site}/transformers/trainer.py", 1938, "train", "return inner_training_loop("),
+              (f"{site}/transformers/trainer.py", 2119, "_inner_training_loop", "deepspeed_load_checkpoint("),
+              (f"{site}/transformers/integrations/deepspeed.py", 433, "deepspeed_load_checkpoint", "load_path, _ = deepspeed_engine.load_checkpoint(")]
+    frames += load_ckpt_frames(site, v)
+    t = tb(frames, topo_exc(8, 4))
+    out += interleave([[f"[rank{r}]: " + ln for ln in t] for r in range(4)], rng, 2, 6)
+    when = clock.tick(1, 2).strftime("%Y-%m-%d_%H:%M:%S")
+    out += torchrun_failure_24(clock, tpid, "/opt/conda/bin/torchrun", "train_sft.py", "a100-pool-0419", [(0, 1, 88201), (2, 1, 88203), (1, 1, 88202)],
+                               sigterm=[88204], when=when)
+    return Case(
+        case_id="deepspeed-zero-checkpoint-topology-change-hf-resume-4gpu-02",
+        label="deepspeed-zero-checkpoint-topology-change", difficulty="medium",
+        description="HF Trainer resume_from_checkpoint with ZeRO-2 after the scheduler granted 4 instead of 8 A100s: deepspeed_load_checkpoint raises DP world size 8 vs 4; torchrun ChildFailedError last",
+        files={"job-77113.log": "\n".join(out)},
+        facts={"gpu_model": "A100-SXM4-80GB", "gpu_count": "4", "launcher": "torchrun", "world_size": "4", "zero_stage": "2",
+               "deepspeed_version": "0.15.4"},
+        must_mention=["world size", "universal"],
+    )
+
+
+def case_topo_slurm_partition() -> Case:
+    rng = random.Random(403)
+    clock = Clock("2023-09-14 19:22:05", rng)
+    v = "0.9.5"
+    L = DS_LOC[v]
+    site = "/shared/conda/envs/ds095/lib/python3.10/site-packages"
+    proj = "/shared/home/r.alvarez/bio-lm"
+    out = ["#!/bin/bash",
+           "#SBATCH --job-name=protlm-3b",
+           "#SBATCH --partition=a100-4g",
+           "#SBATCH --nodes=4",
+           "#SBATCH --ntasks-per-node=4",
+           "#SBATCH --gpus-per-node=4",
+           "#SBATCH --time=48:00:00",
+           "=== job 991245 on nodes a4g-[011-014]; SLURM_NTASKS=16 SLURM_JOB_USER=r.alvarez ===",
+           "resuming from /shared/ckpt/protlm-3b (latest -> global_step41000)"]
+    W = 16
+    blocks = []
+    for r in range(W):
+        p = srun_prefix(r)
+        b = [p + ds_line(clock, L["accel"], "Setting ds_accelerator to cuda (auto detect)", lo=0.1, hi=0.4),
+             p + ds_line(clock, L["cdb"], "cdb=None", lo=0.5, hi=1.0)]
+        if r == 0:
+            b.append(p + ds_line(clock, L["comm_init"], "Initializing TorchBackend in DeepSpeed with backend nccl"))
+        blocks.append(b)
+    out += interleave(blocks, rng, 1, 2)
+    p0 = srun_prefix(0)
+    out += [p0 + ln for ln in ds_engine_init_lines(clock, v, 2, "torch.float16", "adamw")[:6]]
+    out += [p0 + ds_line(clock, L["s12_bucket"], "Reduce bucket size 200000000"),
+            p0 + ds_line(clock, L["s12_ag"], "Allgather bucket size 200000000"),
+            p0 + ds_line(clock, L["s12_cpu"], "CPU Offload: False"),
+            p0 + ds_line(clock, L["s12_rr"], "Round robin gradient partitioning: False")]
+    out += [p0 + ln for ln in mem_usage(clock, v, "Before initializing optimizer states", 5.73, 5.73, 5.78, 6, 61.2, 12.1)]
+    out += [p0 + ln for ln in mem_usage(clock, v, "After initializing optimizer states", 8.6, 11.47, 11.52, 12, 61.4, 12.2)]
+    out += [p0 + ds_line(clock, "stage_1_and_2.py:488:__init__", "optimizer state initialized")]
+    blocks = []
+    for r in range(W):
+        blocks.append([srun_prefix(r) + ds_line(clock, "torch_checkpoint_engine.py:27:load", "[Torch] Loading checkpoint from /shared/ckpt/protlm-3b/global_step41000/mp_rank_00_model_states.pt...", lo=0.05, hi=0.2),
+                       srun_prefix(r) + ds_line(clock, "torch_checkpoint_engine.py:29:load", "[Torch] Loaded checkpoint from /shared/ckpt/protlm-3b/global_step41000/mp_rank_00_model_states.pt.", lo=3, hi=6)])
+    out += interleave(blocks, rng, 1, 1)
+    frames = [(f"{proj}/pretrain.py", 344, "<module>", "main(get_args())"),
+              (f"{proj}/pretrain.py", 291, "main", "_, client_sd = model_engine.load_checkpoint(args.load_dir, tag=args.load_tag)")]
+    frames += load_ckpt_frames(site, v)
+    out += interleave([[srun_prefix(r) + ln for ln in tb(frames, topo_exc(32, 16))] for r in range(W)], rng, 1, 4)
+    out += ["srun: error: a4g-013: tasks 8-11: Exited with exit code 1",
+            "srun: launch/slurm: _step_signal: Terminating StepId=991245.0",
+            "srun: error: a4g-011: tasks 0-3: Exited with exit code 1",
+            "srun: error: a4g-014: tasks 12-15: Exited with exit code 1",
+            "srun: error: a4g-012: tasks 4-7: Exited with exit code 1"]
+    return Case(
+        case_id="deepspeed-zero-checkpoint-topology-change-slurm-partition-03",
+        label="deepspeed-zero-checkpoint-topology-change", difficulty="medium",
+        description="Slurm resubmission to a 4-GPU-per-node partition (4 nodes x 4 = 16 ranks) of a ZeRO-2 fp16 run saved on 32 ranks; every task raises the DP world size exception",
+        files={"slurm-991245.out": "\n".join(out)},
+        facts={"launcher": "srun", "world_size": "16", "num_nodes": "4", "deepspeed_version": "0.9.5", "zero_stage": "2", "precision": "fp16"},
+        must_mention=["world size", "32", "16"],
+        secrets=["r.alvarez"],
+    )
+
+
+# ==================================================================================================
+# deepspeed-zero-gradient-computed-twice
+# ==================================================================================================
+
+def reduced_twice_msg(pid: int) -> str:
+    pad = " " * 12
+    return (f"AssertionError: The parameter {pid} has already been reduced. {pad}Gradient computed twice for this partition. "
+            f"{pad}Multiple gradient reduction is currently not supported")
+
+
+def reduced_twice_frames(site: str, v: str, tv: str, head, hf_accel: bool = False) -> list[tuple]:
+    eng_bw = {"0.12.6": 1955, "0.15.4": 2020, "0.9.5": 1861}[v]
+    s12_bw = {"0.12.6": 2019, "0.15.4": 2058, "0.9.5": 1900}[v]
+    hook = {"0.12.6": (865, 1377, 900), "0.15.4": (909, 1418, 945), "0.9.5": (809, 1257, 842)}[v]
+    nvtx = 18 if v == "0.15.4" else 15
+    T = TORCH_LOC[tv]
+    fr = list(head)
+    fr += [(f"{site}/deepspeed/utils/nvtx.py", nvtx, "wrapped_fn", "ret_val = func(*args, **kwargs)"),
+           (f"{site}/deepspeed/runtime/engine.py", eng_bw, "backward", "self.optimizer.backward(loss, retain_graph=retain_graph)"),
+           (f"{site}/deepspeed/runtime/zero/stage_1_and_2.py", s12_bw, "backward", "self.loss_scaler.backward(loss.float(), retain_graph=retain_graph)"),
+           (f"{site}/deepspeed/runtime/fp16/loss_scaler.py", 63, "backward", "scaled_loss.backward(retain_graph=retain_graph)")]
+    fr += backward_frames(site, tv)
+    fr += [(f"{site}/torch/autograd/function.py", T["fn_apply"], "apply", "return user_fn(self, *args)"),
+           (f"{site}/torch/utils/checkpoint.py", T["ckpt_bw"], "backward", "torch.autograd.backward(outputs_with_grad, args_with_grad)")]
+    fr += backward_frames(site, tv)[1:]
+    fr += [(f"{site}/deepspeed/runtime/zero/stage_1_and_2.py", hook[0], "reduce_partition_and_remove_grads", "self.reduce_ready_partitions_and_remove_grads(param, i)"),
+           (f"{site}/deepspeed/runtime/zero/stage_1_and_2.py", hook[1], "reduce_ready_partitions_and_remove_grads", "self.reduce_independent_p_g_buckets_and_remove_grads(param, i)"),
+           (f"{site}/deepspeed/runtime/zero/stage_1_and_2.py", hook[2], "reduce_independent_p_g_buckets_and_remove_grads", "assert self.params_already_reduced[param_id] == False, \\")]
+    return fr
+
+
+REENTRANT_WARN_21 = ("UserWarning: torch.utils.checkpoint: please pass in use_reentrant=True or use_reentrant=False explicitly. "
+                     "The default value of use_reentrant will be updated to be False in the future. To maintain current behavior, "
+                     "pass use_reentrant=True. It is recommended that you use use_reentrant=False. Refer to docs for more details "
+                     "on the differences between the two variants.")
+
+
+def case_twice_biencoder() -> Case:
+    rng = random.Random(501)
+    clock = Clock("2024-01-22 15:47:02", rng)
+    v, tv = "0.12.6", "2.1.2"
+    L = DS_LOC[v]
+    venv = "/home/sora/venvs/retrieval"
+    site = f"{venv}/lib/python3.10/site-packages"
+    proj = "/home/sora/retrieval"
+    cfg = {"train_micro_batch_size_per_gpu": 64, "gradient_accumulation_steps": 1, "steps_per_print": 20,
+           "optimizer": {"type": "AdamW", "params": {"lr": 2e-5, "weight_decay": 0.01}},
+           "bf16": {"enabled": True}, "zero_optimization": {"stage": 2, "overlap_comm": True, "contiguous_gradients": True},
+           "_world": 2, "train_batch_size": 128}
+    out = ["(retrieval) sora@rig-3090:~/retrieval$ deepspeed --include localhost:0,1 train_biencoder.py --encoder bert-base-uncased --train data/msmarco_triples.tsv --deepspeed_config ds_z2.json --grad_ckpt"]
+    world = {"localhost": [0, 1]}
+    script = ["train_biencoder.py", "--encoder", "bert-base-uncased", "--train", "data/msmarco_triples.tsv", "--deepspeed_config", "ds_z2.json", "--grad_ckpt"]
+    out += [h.replace("/usr/bin/python3", f"{venv}/bin/python") for h in ds_launcher_header(clock, v, world, 0, "127.0.0.1", 29500, script) if "Detected" not in h]
+    blocks = []
+    for r in range(2):
+        b = [ds_line(clock, L["accel"], "Setting ds_accelerator to cuda (auto detect)", lo=0.5, hi=1.0),
+             ds_line(clock, L["cdb"], "cdb=None", lo=0.5, hi=1.0)]
+        if r == 0:
+            b.append(ds_line(clock, L["comm_init"], "Initializing TorchBackend in DeepSpeed with backend nccl"))
+        blocks.append(b)
+    out += interleave(blocks, rng, 1, 2)
+    out += ["[biencoder] shared BERT encoder for queries and passages, gradient checkpointing on every layer",
+            "[biencoder] 502,939 training triples, in-batch negatives"]
+    out += ds_engine_init_lines(clock, v, 2, "torch.bfloat16", "adamw")
+    out += ds_config_dump(clock, v, cfg)
+    for r in range(2):
+        out.append(f"{site}/torch/utils/checkpoint.py:429: {REENTRANT_WARN_21}")
+        out.append("  warnings.warn(")
+    head = [(f"{proj}/train_biencoder.py", 219, "<module>", "main()"),
+            (f"{proj}/train_biencoder.py", 176, "main", "engine.backward(loss)")]
+    frames = reduced_twice_frames(site, v, tv, head)
+    out += interleave([tb(frames, reduced_twice_msg(11)), tb(frames, reduced_twice_msg(11))], rng, 2, 5)
+    for p in [40211, 40212]:
+        out.append(ds_line(clock, L["launch_kill"], f"Killing subprocess {p}", lo=0.5, hi=1.0))
+    cmd = [f"{venv}/bin/python", "-u", "train_biencoder.py", "--local_rank=1"] + script[1:]
+    out.append(ds_line(clock, L["launch_err"], f"{cmd} exits with return code = 1", level="ERROR"))
+    return Case(
+        case_id="deepspeed-zero-gradient-computed-twice-biencoder-01",
+        label="deepspeed-zero-gradient-computed-twice", difficulty="easy",
+        description="ZeRO-2 bi-encoder: the shared BERT encoder runs twice per step (queries, passages) with reentrant per-layer checkpointing; the first backward asserts 'has already been reduced'",
+        files={"train.log": "\n".join(out)},
+        facts={"deepspeed_version": "0.12.6", "launcher": "deepspeed", "world_size": "2", "zero_stage": "2", "precision": "bf16"},
+        must_mention=["use_reentrant", "checkpoint"],
+        secrets=["sora"],
+    )
+
+
+def case_twice_hf_trainer() -> Case:
+    rng = random.Random(502)
+    clock = Clock("2024-03-28 10:12:44", rng)
+    v, tv = "0.12.6", "2.1.2"
+    L = DS_LOC[v]
+    site = "/opt/conda/lib/python3.10/site-packages"
+    proj = "/workspace/embed-ft"
+    out = ["+ torchrun --nproc_per_node 8 finetune_embed.py --model_name_or_path intfloat/e5-large-v2 --train_file /data/pairs/train.jsonl --output_dir /out/e5-ft --deepspeed ds_zero1.json --bf16 --gradient_checkpointing --per_device_train_batch_size 32 --gradient_accumulation_steps 4 --learning_rate 1e-5 --logging_steps 10"]
+    for ln in ["", "*****************************************",
+               "Setting OMP_NUM_THREADS environment variable for each process to be 1 in default, to avoid your system being overloaded, please further tune the variable for optimal performance in your application as needed. ",
+               "*****************************************"]:
+        out.append(f"[{clock.ds(0.0, 0.001)}] torch.distributed.run: [WARNING] {ln}")
+    blocks = []
+    for r in range(8):
+        b = [ds_line(clock, L["accel"], "Setting ds_accelerator to cuda (auto detect)", lo=0.3, hi=0.7),
+             ds_line(clock, L["cdb"], "cdb=None", lo=0.5, hi=1.0)]
+        if r == 0:
+            b.append(ds_line(clock, L["comm_init"], "Initializing TorchBackend in DeepSpeed with backend nccl"))
+        blocks.append(b)
+    out += interleave(blocks, rng, 1, 2)
+    out += ds_engine_init_lines(clock, v, 1, "torch.bfloat16", "adamw")
+    out += ["  0%|          | 0/1950 [00:00<?, ?it/s]"]
+    for r in range(8):
+        out.append(f"{site}/torch/utils/checkpoint.py:429: {REENTRANT_WARN_21}")
+        out.append("  warnings.warn(")
+    head = [(f"{proj}/finetune_embed.py", 301, "<module>", "main()"),
+            (f"{proj}/finetune_embed.py", 294, "main", "trainer.train()"),
+            (f"{site}/transformers/trainer.py", 1537, "train", "return inner_training_loop("),
+            (f"{site}/transformers/trainer.py", 1854, "_inner_training_loop", "tr_loss_step = self.training_step(model, inputs)"),
+            (f"{site}/transformers/trainer.py", 2744, "training_step", "self.accelerator.backward(loss)"),
+            (f"{site}/accelerate/accelerator.py", 1899, "backward", "self.deepspeed_engine_wrapped.backward(loss, **kwargs)"),
+            (f"{site}/accelerate/utils/deepspeed.py", 167, "backward", "self.engine.backward(loss, **kwargs)")]
+    frames = reduced_twice_frames(site, v, tv, head)
+    t = tb(frames, reduced_twice_msg(196))
+    out += interleave([t for _ in range(8)], rng, 3, 8)
+    when = clock.tick(1, 2).strftime("%Y-%m-%d_%H:%M:%S")
+    thead = [("/opt/conda/bin/torchrun", 33, "<module>", "sys.exit(load_entry_point('torch==2.1.2', 'console_scripts', 'torchrun')())"),
+             (f"{site}/torch/distributed/elastic/multiprocessing/errors/__init__.py", 346, "wrapper", "return f(*args, **kwargs)"),
+             (f"{site}/torch/distributed/run.py", 806, "main", "run(args)"),
+             (f"{site}/torch/distributed/run.py", 797, "run", "elastic_launch("),
+             (f"{site}/torch/distributed/launcher/api.py", 134, "__call__", "return launch_agent(self._config, self._entrypoint, list(args))"),
+             (f"{site}/torch/distributed/launcher/api.py", 264, "launch_agent", "raise ChildFailedError(")]
+    out += torchrun_failure_21(clock, "finetune_embed.py", "dgx-l40s-02", [(3, 1, 9914), (0, 1, 9911), (6, 1, 9917), (1, 1, 9912)],
+                               [9913, 9915, 9916, 9918], when, "/opt/conda/bin/python", thead)
+    return Case(
+        case_id="deepspeed-zero-gradient-computed-twice-hf-embed-zero1-02",
+        label="deepspeed-zero-gradient-computed-twice", difficulty="medium",
+        description="HF Trainer embedding fine-tune with ZeRO-1, gradient_checkpointing (reentrant default) and a compute_loss that runs the encoder twice; the assert fires on the first accumulation boundary (micro-step 4) on all 8 ranks, ChildFailedError last",
+        files={"train.log": "\n".join(out)},
+        facts={"launcher": "torchrun", "world_size": "8", "zero_stage": "1", "deepspeed_version": "0.12.6", "torch_version": "2.1.2"},
+        must_mention=["use_reentrant", "gradient_checkpointing_kwargs"],
+    )
+
+
+def case_twice_vlm_one_rank() -> Case:
+    rng = random.Random(503)
+    clock = Clock("2024-06-03 01:12:30", rng)
+    v, tv = "0.12.6", "2.1.2"
+    L = DS_LOC[v]
+    site = "/fsx/envs/vlm/lib/python3.10/site-packages"
+    proj = "/fsx/users/hnguyen/vlm"
+    W = 16
+    out = ["+ srun -l --ntasks-per-node=8 --gpus-per-task=1 python train_vlm.py --config configs/vlm_7b_stage2.yaml --deepspeed_config configs/ds_z1_gas4.json",
+           "SLURM_JOB_ID=220871 SLURM_NNODES=2 SLURM_JOB_NODELIST=p4d-st-[3,7] SLURM_JOB_USER=hnguyen"]
+    blocks = []
+    for r in range(W):
+        p = srun_prefix(r)
+        b = [p + ds_line(clock, L["accel"], "Setting ds_accelerator to cuda (auto detect)", lo=0.05, hi=0.2),
+             p + ds_line(clock, L["cdb"], "cdb=None", lo=0.3, hi=0.8)]
+        if r == 0:
+            b.append(p + ds_line(clock, L["comm_init"], "Initializing TorchBackend in DeepSpeed with backend nccl"))
+        blocks.append(b)
+    out += interleave(blocks, rng, 1, 2)
+    p0 = srun_prefix(0)
+    out += [p0 + "[vlm] vision tower: siglip-so400m (frozen), projector: 2-layer MLP 1152->4096, LLM: 7B (unfrozen)",
+            p0 + "[vlm] activation checkpointing: reentrant, per image block and per LLM layer",
+            p0 + "[vlm] data: 1.21M samples (multi-image ratio 3.8%)"]
+    out += [p0 + ln for ln in ds_engine_init_lines(clock, v, 1, "torch.bfloat16", "adamw")]
+    for r in range(W):
+        out.append(srun_prefix(r) + f"{site}/torch/utils/checkpoint.py:429: {REENTRANT_WARN_21}")
+        out.append(srun_prefix(r) + "  warnings.warn(")
+    loss = 2.41
+    for step in range(10, 320, 10):
+        clock.tick(60, 66)
+        loss = max(0.9, loss - rng.uniform(0.0, 0.05) + rng.uniform(-0.02, 0.02))
+        out.append(p0 + ds_line(clock, L["log_dist"], f"[Rank 0] step={step}, skipped=0, lr=[{min(step, 500) * 2e-5 / 500:.6e}], mom=[(0.9, 0.95)]", lo=0, hi=0.01))
+        out.append(p0 + f"step {step:>5} | loss {loss:.4f} | grad_norm {rng.uniform(0.6, 1.8):.3f} | tok/s/gpu {rng.randint(2900, 3300)} | {rng.uniform(6.0, 6.6):.2f}s/it")
+    clock.tick(20, 30)
+    head = [(f"{proj}/train_vlm.py", 388, "<module>", "main()"),
+            (f"{proj}/train_vlm.py", 331, "main", "engine.backward(loss)")]
+    t = tb(reduced_twice_frames(site, v, tv, head), reduced_twice_msg(402))
+    out += [srun_prefix(5) + ln for ln in t]
+    blocks = []
+    for r in range(W):
+        if r == 5:
+            continue
+        ran = 1800000 + rng.randint(20, 900)
+        blocks.append([srun_prefix(r) + ln for ln in watchdog_21(r, 25489, "ALLREDUCE", 262144000, 262144000, ran)])
+    out += interleave(blocks, rng, 1, 3)
+    out += ["srun: error: p4d-st-3: task 5: Exited with exit code 1",
+            "srun: error: p4d-st-3: tasks 0-4,6-7: Aborted (core dumped)",
+            "srun: launch/slurm: _step_signal: Terminating StepId=220871.0",
+            "srun: error: p4d-st-7: tasks 8-15: Aborted (core dumped)"]
+    return Case(
+        case_id="deepspeed-zero-gradient-computed-twice-vlm-rank5-watchdog-03",
+        label="deepspeed-zero-gradient-computed-twice", difficulty="hard",
+        description="2-node VLM training, ZeRO-1 + reentrant checkpointing: only rank 5 got a two-image sample, so the projector's gradient arrived twice and it asserted at step ~320; the other 15 ranks hung in the ZeRO all-reduce and died 30 min later by NCCL watchdog (SIGABRT)",
+        initiating_rank=5,
+        files={"slurm-220871.out": "\n".join(out)},
+        facts={"launcher": "srun", "world_size": "16", "num_nodes": "2", "zero_stage": "1", "deepspeed_version": "0.12.6",
+               "failure_step": "310"},
+        must_mention=["use_reentrant", "rank 5"],
+        secrets=["hnguyen"],
+    )
+
+
+# ==================================================================================================
+# deepspeed-launcher-ssh-unreachable
+# ==================================================================================================
+
+def case_ssh_first_host() -> Case:
+    rng = random.Random(601)
+    clock = Clock("2024-11-05 09:31:18", rng)
+    v = "0.15.4"
+    L = DS_LOC[v]
+    site = "/usr/local/lib/python3.10/dist-packages"
+    out = ["root@train-7c9f5d-0:/workspace# cat /job/hostfile",
+           "train-7c9f5d-0 slots=8",
+           "train-7c9f5d-1 slots=8",
+           "root@train-7c9f5d-0:/workspace# deepspeed train.py --deepspeed ds_config.json --model_name_or_path meta-llama/Meta-Llama-3-8B --output_dir /out",
+           ds_line(clock, L["accel"], "Setting ds_accelerator to cuda (auto detect)", lo=1.0, hi=2.0)]
+    out += tb([("/usr/local/bin/deepspeed", 6, "<module>", "main()"),
+               (f"{site}/deepspeed/launcher/runner.py", 472, "main", "raise RuntimeError(")],
+              "RuntimeError: Using hostfile at /job/hostfile but host=train-7c9f5d-0 was not reachable via ssh. If you are running with a single node please remove /job/hostfile or setup passwordless ssh.")
+    out += ["root@train-7c9f5d-0:/workspace# ssh train-7c9f5d-1 hostname",
+            "ssh: connect to host train-7c9f5d-1 port 22: Connection refused"]
+    return Case(
+        case_id="deepspeed-launcher-ssh-unreachable-precheck-01",
+        label="deepspeed-launcher-ssh-unreachable", difficulty="easy",
+        description="deepspeed launcher in a Kubernetes pod with /job/hostfile listing two pods; its ssh pre-check to the first host fails (no sshd/keys), RuntimeError 'was not reachable via ssh'",
+        files={"console.txt": "\n".join(out)},
+        facts={"deepspeed_version": "0.15.4", "launcher": "deepspeed"},
+        must_mention=["ssh", "hostfile"],
+    )
+
+
+def case_ssh_pdsh_hang() -> Case:
+    rng = random.Random(602)
+    clock = Clock("2024-03-19 23:05:41", rng)
+    v = "0.12.6"
+    L = DS_LOC[v]
+    env = "/home/dmitri/miniconda3/envs/llm"
+    proj = "/home/dmitri/projects/mixtral-ft"
+    hosts = ["gpu-node-01", "gpu-node-02", "gpu-node-03", "gpu-node-04"]
+    world = {h: list(range(8)) for h in hosts}
+    import base64
+    wi = base64.urlsafe_b64encode(json.dumps(world).encode()).decode()
+    out = [f"(llm) dmitri@gpu-node-01:~/projects/mixtral-ft$ deepspeed --hostfile hostfile --master_port 29511 train.py --deepspeed configs/z3.json --model mistralai/Mixtral-8x7B-v0.1 --bf16",
+           ds_line(clock, L["accel"], "Setting ds_accelerator to cuda (auto detect)", lo=1.0, hi=2.0),
+           ds_line(clock, L["runner_ip"], "Using IP address of 10.0.1.21 for node gpu-node-01", lo=0.4, hi=0.8),
+           ds_line(clock, L["runner_workers"], "Running on the following workers: " + ",".join(hosts)),
+           ds_line(clock, L["runner_cmd"], f"cmd = pdsh -S -f 1024 -w {','.join(hosts)} export NCCL_IB_HCA=mlx5_0,mlx5_1; export NCCL_DEBUG=WARN; "
+                   f"export PYTHONPATH={proj}; cd {proj}; {env}/bin/python -u -m deepspeed.launcher.launch --world_info={wi} --node_rank=%n "
+                   "--master_addr=10.0.1.21 --master_port=29511 train.py --deepspeed 'configs/z3.json' --model 'mistralai/Mixtral-8x7B-v0.1' --bf16")]
+    node_lines = {}
+    for n, h in enumerate(hosts):
+        if n == 2:
+            continue
+        c = Clock("2024-03-19 23:05:44", random.Random(620 + n))
+        b = [c_ for c_ in ds_launcher_header(c, v, world, n, "10.0.1.21", 29511, [], single_node=False,
+                                             nccl_env={"NCCL_IB_HCA": "mlx5_0,mlx5_1", "NCCL_DEBUG": "WARN"})]
+        for lr in range(8):
+            b.append(ds_line(c, L["accel"], "Setting ds_accelerator to cuda (auto detect)", lo=0.2, hi=0.5))
+        for lr in range(8):
+            b.append(ds_line(c, L["cdb"], "cdb=None", lo=0.3, hi=0.6))
+        if n == 0:
+            b.append(ds_line(c, L["comm_init"], "Initializing TorchBackend in DeepSpeed with backend nccl"))
+        node_lines[h] = [f"{h}: {x}" for x in b]
+    out += ["gpu-node-03: ssh: connect to host gpu-node-03 port 22: No route to host",
+            "pdsh@gpu-node-01: gpu-node-03: ssh exited with exit code 255"]
+    out += interleave(list(node_lines.values()), rng, 1, 3)
+    out += ["^Cpdsh@gpu-node-01: interrupt (one more within 1 sec to abort)",
+            "pdsh@gpu-node-01:  (^Z within 1 sec to cancel pending threads)",
+            "pdsh@gpu-node-01: gpu-node-01: command in progress",
+            "pdsh@gpu-node-01: gpu-node-02: command in progress",
+            "pdsh@gpu-node-01: gpu-node-04: command in progress"]
+    kc = Clock("2024-03-19 23:21:09", rng)
+    kill = []
+    for n, h in enumerate(hosts):
+        if n == 2:
+            continue
+        b = []
+        for lr in range(8):
+            b.append(f"{h}: " + ds_line(kc, L["launch_kill"], f"Killing subprocess {41200 + n * 100 + lr}", lo=0.01, hi=0.05))
+        b.append(f"{h}: " + ds_line(kc, "launch.py:324:sigkill_handler", "Main process received SIGTERM, exiting", lo=0.5, hi=1.0))
+        kill.append(b)
+    out += interleave(kill, rng, 1, 3)
+    out += ["pdsh@gpu-node-01: gpu-node-03: ssh exited with exit code 255",
+            "pdsh@gpu-node-01: gpu-node-01: ssh exited with exit code 1",
+            "pdsh@gpu-node-01: gpu-node-02: ssh exited with exit code 1",
+            "pdsh@gpu-node-01: gpu-node-04: ssh exited with exit code 1",
+            "(llm) dmitri@gpu-node-01:~/projects/mixtral-ft$"]
+    return Case(
+        case_id="deepspeed-launcher-ssh-unreachable-pdsh-hang-02",
+        label="deepspeed-launcher-ssh-unreachable", difficulty="hard",
+        description="4-node deepspeed/pdsh launch: gpu-node-03 unreachable (No route to host, ssh exit 255) right after the cmd line; the other 24 ranks start and hang in init for 15 min until the user hits Ctrl-C, so the log ends with interrupt/SIGTERM noise",
+        files={"launch.log": "\n".join(out)},
+        facts={"deepspeed_version": "0.12.6", "launcher": "deepspeed", "num_nodes": "4"},
+        must_mention=["gpu-node-03", "ssh"],
+        secrets=["dmitri"],
+    )
+
+
+def case_ssh_master_addr() -> Case:
+    rng = random.Random(603)
+    clock = Clock("2023-12-12 14:22:57", rng)
+    v = "0.12.6"
+    L = DS_LOC[v]
+    site = "/opt/conda/lib/python3.10/site-packages"
+    out = ["[azureuser@vm-ndv4-0 bloom-ft]$ cat hostfile",
+           "vm-ndv4-1 slots=8",
+           "vm-ndv4-2 slots=8",
+           "[azureuser@vm-ndv4-0 bloom-ft]$ deepspeed --hostfile hostfile --no_ssh_check finetune.py --deepspeed ds_z3.json --model bigscience/bloom-7b1",
+           ds_line(clock, L["accel"], "Setting ds_accelerator to cuda (auto detect)", lo=1.0, hi=2.0),
+           "Host key verification failed.",
+           ds_line(clock, "runner.py:454:main", "Unable to detect suitable master address via `hostname -I`, please manually specify one via --master_addr", level="ERROR", lo=0.1, hi=0.3)]
+    out += tb([("/opt/conda/bin/deepspeed", 6, "<module>", "main()"),
+               (f"{site}/deepspeed/launcher/runner.py", 457, "main", "raise err"),
+               (f"{site}/deepspeed/launcher/runner.py", 452, "main", "result = subprocess.check_output(hostname_cmd, shell=True)"),
+               ("/opt/conda/lib/python3.10/subprocess.py", 421, "check_output", "return run(*popenargs, stdout=PIPE, timeout=timeout, check=True,"),
+               ("/opt/conda/lib/python3.10/subprocess.py", 526, "run", "raise CalledProcessError(retcode, process.args,")],
+              "subprocess.CalledProcessError: Command '['ssh  vm-ndv4-1 hostname -I']' returned non-zero exit status 255.")
+    return Case(
+        case_id="deepspeed-launcher-ssh-unreachable-master-addr-03",
+        label="deepspeed-launcher-ssh-unreachable", difficulty="medium",
+        description="--no_ssh_check skips the pre-flight, then the runner's 'ssh <first host> hostname -I' to find the master address fails with 'Host key verification failed.' (exit 255); the error text blames master-address detection",
+        files={"console.txt": "\n".join(out)},
+        facts={"deepspeed_version": "0.12.6", "launcher": "deepspeed", "exit_code": "255"},
+        must_mention=["ssh", "known_hosts"],
+    )
+
+
+# Real output of evals/generators/programs/train_triplet.py (CPU torch), paths relocated to the user's machine.
+TRIPLET_ANOMALY_RUN = '(metric) ana@ana-xps:~/src/metric$ python train_triplet.py --steps 200\nstep    0 loss 0.2538\nstep   20 loss nan\nstep   40 loss nan\nstep   60 loss nan\nstep   80 loss nan\nstep  100 loss nan\nstep  120 loss nan\nstep  140 loss nan\nstep  160 loss nan\nstep  180 loss nan\n(metric) ana@ana-xps:~/src/metric$ python train_triplet.py --steps 200 --detect-anomaly\nstep    0 loss 0.2538\n/home/ana/.venvs/metric/lib/python3.11/site-packages/torch/autograd/graph.py:979: UserWarning: Error detected in PowBackward0. Traceback of forward call that caused the error:\n  File "/home/ana/src/metric/train_triplet.py", line 51, in <module>\n    main()\n  File "/home/ana/src/metric/train_triplet.py", line 42, in main\n    loss = triplet_loss(model(a), model(p), model(n))\n  File "/home/ana/src/metric/train_triplet.py", line 22, in triplet_loss\n    return F.relu(euclidean(anchor, pos) - euclidean(anchor, neg) + margin).mean()\n  File "/home/ana/src/metric/train_triplet.py", line 18, in euclidean\n    return ((a - b) ** 2).sum(-1).sqrt()\n  File "/home/ana/.venvs/metric/lib/python3.11/site-packages/torch/_tensor.py", line 39, in wrapped\n    return f(self, *args, **kwargs)\n (Triggered internally at /__w/pytorch/pytorch/torch/csrc/autograd/python_anomaly_mode.cpp:122.)\n  return Variable._execution_engine.run_backward(  # Calls into the C++ engine to run the backward pass\nTraceback (most recent call last):\n  File "/home/ana/src/metric/train_triplet.py", line 51, in <module>\n    main()\n  File "/home/ana/src/metric/train_triplet.py", line 44, in main\n    loss.backward()\n  File "/home/ana/.venvs/metric/lib/python3.11/site-packages/torch/_tensor.py", line 623, in backward\n    torch.autograd.backward(\n  File "/home/ana/.venvs/metric/lib/python3.11/site-packages/torch/autograd/__init__.py", line 395, in backward\n    _engine_run_backward(\n  File "/home/ana/.venvs/metric/lib/python3.11/site-packages/torch/autograd/graph.py", line 979, in _engine_run_backward\n    return Variable._execution_engine.run_backward(  # Calls into the C++ engine to run the backward pass\n           ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^\nRuntimeError: Function \'PowBackward0\' returned nan values in its 0th output.\n(metric) ana@ana-xps:~/src/metric$ \n'
+
+# Source of the CPU program whose real output is TRIPLET_ANOMALY_RUN (run: python train_triplet.py --steps 200 [--detect-anomaly]).
+TRIPLET_PROGRAM = '"""Triplet-loss metric learning on product embeddings (CPU debug run)."""\nimport argparse\nimport torch\nimport torch.nn as nn\nimport torch.nn.functional as F\n\n\nclass Embedder(nn.Module):\n    def __init__(self, d_in=64, d=32):\n        super().__init__()\n        self.net = nn.Sequential(nn.Linear(d_in, 128), nn.ReLU(), nn.Linear(128, d))\n\n    def forward(self, x):\n        return self.net(x)\n\n\ndef euclidean(a, b):\n    return ((a - b) ** 2).sum(-1).sqrt()\n\n\ndef triplet_loss(anchor, pos, neg, margin=0.2):\n    return F.relu(euclidean(anchor, pos) - euclidean(anchor, neg) + margin).mean()\n\n\ndef main():\n    ap = argparse.ArgumentParser()\n    ap.add_argument("--steps", type=int, default=400)\n    ap.add_argument("--detect-anomaly", action="store_true")\n    args = ap.parse_args()\n    torch.manual_seed(7)\n    feats = torch.randn(2000, 64)\n    # catalogue dedup left exact duplicates: some "positive" pairs are the same item\n    pos_idx = torch.randint(0, 2000, (2000,))\n    dup = torch.rand(2000) < 0.01\n    pos_idx[dup] = torch.arange(2000)[dup]\n    model = Embedder()\n    opt = torch.optim.Adam(model.parameters(), lr=1e-3)\n    torch.autograd.set_detect_anomaly(args.detect_anomaly)\n    for step in range(args.steps):\n        idx = torch.randint(0, 2000, (64,))\n        a, p, n = feats[idx], feats[pos_idx[idx]], feats[torch.randint(0, 2000, (64,))]\n        loss = triplet_loss(model(a), model(p), model(n))\n        opt.zero_grad()\n        loss.backward()\n        opt.step()\n        if step % 20 == 0:\n            print(f"step {step:4d} loss {loss.item():.4f}", flush=True)\n\n\nif __name__ == "__main__":\n    main()\n'
+
+
+# ==================================================================================================
+# loss-nan
+# ==================================================================================================
+
+def case_nan_torchvision_detection() -> Case:
+    rng = random.Random(701)
+    out = ["$ python train.py --data-path /datasets/coco --dataset coco --model fasterrcnn_resnet50_fpn --epochs 26 --lr-steps 16 22 --aspect-ratio-group-factor 3 --weights-backbone ResNet50_Weights.IMAGENET1K_V1 --batch-size 2 --lr 0.02 --output-dir runs/frcnn_1gpu",
+           "Not using distributed mode",
+           "Namespace(data_path='/datasets/coco', dataset='coco', model='fasterrcnn_resnet50_fpn', device='cuda', batch_size=2, epochs=26, workers=4, opt='sgd', lr=0.02, momentum=0.9, weight_decay=0.0001, norm_weight_decay=None, lr_scheduler='multisteplr', lr_step_size=8, lr_steps=[16, 22], lr_gamma=0.1, print_freq=20, output_dir='runs/frcnn_1gpu', resume='', start_epoch=0, aspect_ratio_group_factor=3, rpn_score_thresh=None, trainable_backbone_layers=None, data_augmentation='hflip', sync_bn=False, test_only=False, use_deterministic_algorithms=False, world_size=1, dist_url='env://', weights=None, weights_backbone='ResNet50_Weights.IMAGENET1K_V1', amp=False, use_copypaste=False, backend='pil', use_v2=False, distributed=False)",
+           "Loading data",
+           "loading annotations into memory...",
+           "Done (t=14.21s)",
+           "creating index...",
+           "index created!",
+           "loading annotations into memory...",
+           "Done (t=0.47s)",
+           "creating index...",
+           "index created!",
+           "Creating data loaders",
+           "Using [0, 0.5, 0.6299605249401762, 0.7937005259840998, 1.0, 1.2599210498938732, 1.5874010519681994, 2.0, inf] as bins for aspect ratio quantization",
+           "Count of instances per bin: [  104   982 24236  2332  8225 74466  5763  1158]",
+           "Creating model",
+           "Start training"]
+    vals = dict(loss=1.32, cls=0.42, box=0.38, obj=0.29, rpn=0.23)
+    mem = 3911
+    n = 58633
+    for i in range(0, 1461, 20):
+        k = 1.0 + (0.0 if i < 900 else (i - 900) / 160.0) ** 2
+        vals = {a: b * rng.uniform(0.97, 1.01) * (1.0 if i < 900 else 1.0 + 0.06 * k) for a, b in vals.items()}
+        tot = sum(v for kk, v in vals.items() if kk != "loss")
+        eta_s = int((n - i) * 0.41)
+        out.append(f"Epoch: [0]  [{i:>5}/{n}]  eta: {eta_s // 3600}:{eta_s % 3600 // 60:02d}:{eta_s % 60:02d}  lr: {min(0.02, 0.02 * (i + 1) / 1000 + 0.00002):.6f}  "
+                   f"loss: {tot:.4f} ({tot * rng.uniform(0.95, 1.05):.4f})  loss_classifier: {vals['cls']:.4f} ({vals['cls'] * 0.97:.4f})  "
+                   f"loss_box_reg: {vals['box']:.4f} ({vals['box'] * 0.98:.4f})  loss_objectness: {vals['obj']:.4f} ({vals['obj'] * 1.02:.4f})  "
+                   f"loss_rpn_box_reg: {vals['rpn']:.4f} ({vals['rpn']:.4f})  time: {rng.uniform(0.38, 0.46):.4f}  data: {rng.uniform(0.004, 0.011):.4f}  max mem: {mem + i // 120}")
+    out += ["Loss is nan, stopping training",
+            "{'loss_classifier': tensor(nan, device='cuda:0', grad_fn=<NllLossBackward0>), 'loss_box_reg': tensor(nan, device='cuda:0', grad_fn=<DivBackward0>), 'loss_objectness': tensor(0.6931, device='cuda:0', grad_fn=<BinaryCrossEntropyWithLogitsBackward0>), 'loss_rpn_box_reg': tensor(nan, device='cuda:0', grad_fn=<DivBackward0>)}",
+            "$ echo $?", "1"]
+    return Case(
+        case_id="loss-nan-torchvision-frcnn-lr-01",
+        label="loss-nan", difficulty="easy",
+        description="torchvision detection reference on one GPU with the 8-GPU learning rate (0.02 at batch 2): losses blow up after warm-up and the script stops with 'Loss is nan, stopping training'",
+        files={"train.out": "\n".join(out)},
+        facts={"launcher": "python", "exit_code": "1", "failure_step": "1460"},
+        must_mention=["learning rate", "nan"],
+    )
+
+
+def case_nan_hf_multinomial() -> Case:
+    rng = random.Random(702)
+    clock = Clock("2024-08-15 13:20:02", rng)
+    tv = "2.3.1"
+    site = "/opt/conda/lib/python3.10/site-packages"
+    proj = "/home/jovyan/work/tinyllama-cpt"
+    out = ["+ torchrun --nproc_per_node 4 cpt.py --model_name_or_path TinyLlama/TinyLlama_v1.1 --train_file /data/cpt/legal_corpus.arrow --bf16 --learning_rate 3e-3 --lr_scheduler_type constant_with_warmup --warmup_steps 50 --per_device_train_batch_size 16 --gradient_accumulation_steps 4 --logging_steps 10 --output_dir /home/jovyan/work/out/cpt-legal --report_to none --sample_every 200"]
+    for ln in ["", "*****************************************",
+               "Setting OMP_NUM_THREADS environment variable for each process to be 1 in default, to avoid your system being overloaded, please further tune the variable for optimal performance in your application as needed. ",
+               "*****************************************"]:
+        out.append(f"[{clock.ds(0.0, 0.001)}] torch.distributed.run: [WARNING] {ln}")
+    out += [f"{site}/transformers/training_args.py:1525: FutureWarning: `evaluation_strategy` is deprecated and will be removed in version 4.46 of 🤗 Transformers. Use `eval_strategy` instead",
+            "  warnings.warn("]
+    out += ["[cpt] 1.10B params, seq_len 2048, 318,204 training sequences",
+            "  0%|          | 0/1242 [00:00<?, ?it/s]"]
+    loss = 2.31
+    gn = 1.1
+    steps = 0
+    for step in range(10, 201, 10):
+        clock.tick(30, 33)
+        if step <= 110:
+            loss = loss * rng.uniform(0.965, 0.99)
+            gn = rng.uniform(0.7, 1.6)
+            rec = f"{{'loss': {loss:.4f}, 'grad_norm': {gn:.6f}, 'learning_rate': 0.003, 'epoch': {step / 1242:.2f}}}"
+        elif step <= 140:
+            loss = loss * rng.uniform(1.3, 2.2)
+            gn = gn * rng.uniform(8, 40)
+            rec = f"{{'loss': {loss:.4f}, 'grad_norm': {gn:.4f}, 'learning_rate': 0.003, 'epoch': {step / 1242:.2f}}}"
+        elif step == 150:
+            rec = f"{{'loss': 37.9114, 'grad_norm': inf, 'learning_rate': 0.003, 'epoch': {step / 1242:.2f}}}"
+        else:
+            rec = f"{{'loss': 0.0, 'grad_norm': nan, 'learning_rate': 0.003, 'epoch': {step / 1242:.2f}}}"
+        el = step * 31.2
+        out.append(f" {step * 100 // 1242:>2d}%|{'█' * (step * 10 // 1242):<10}| {step}/1242 [{int(el // 3600)}:{int(el % 3600 // 60):02d}:{int(el % 60):02d}<{int((1242 - step) * 31.2 // 3600)}:{int((1242 - step) * 31.2 % 3600 // 60):02d}:00, 31.{rng.randint(10, 60)}s/it]")
+        out.append(rec)
+    frames = [(f"{proj}/cpt.py", 214, "<module>", "main()"),
+              (f"{proj}/cpt.py", 207, "main", "trainer.train()"),
+              (f"{site}/transformers/trainer.py", 1938, "train", "return inner_training_loop("),
+              (f"{site}/transformers/trainer.py", 2354, "_inner_training_loop", "self.control = self.callback_handler.on_step_end(args, self.state, self.control)"),
+              (f"{site}/transformers/trainer_callback.py", 485, "on_step_end", 'return self.call_event("on_step_end", args, state, control)'),
+              (f"{site}/transformers/trainer_callback.py", 507, "call_event", "result = getattr(callback, event)("),
+              (f"{proj}/callbacks.py", 33, "on_step_end", "out = model.generate(**enc, max_new_tokens=64, do_sample=True, top_p=0.9, temperature=0.8)"),
+              (f"{site}/torch/utils/_contextlib.py", 115, "decorate_context", "return func(*args, **kwargs)"),
+              (f"{site}/transformers/generation/utils.py", 2024, "generate", "result = self._sample("),
+              (f"{site}/transformers/generation/utils.py", 3020, "_sample", "next_tokens = torch.multinomial(probs, num_samples=1).squeeze(1)")]
+    t = tb(frames, "RuntimeError: probability tensor contains either `inf`, `nan` or element < 0")
+    out += [f"[rank0]: " + ln for ln in t]
+    when = clock.tick(2, 4).strftime("%Y-%m-%d_%H:%M:%S")
+    out += [f"[{clock.ds(0.001, 0.01)}] torch.distributed.elastic.multiprocessing.api: [WARNING] Sending process {p} closing signal SIGTERM" for p in (3312, 3313, 3314)]
+    out.append(f"[{clock.ds(0.5, 1.0)}] torch.distributed.elastic.multiprocessing.api: [ERROR] failed (exitcode: 1) local_rank: 0 (pid: 3311) of binary: /opt/conda/bin/python")
+    head = [("/opt/conda/bin/torchrun", 8, "<module>", "sys.exit(main())"),
+            (f"{site}/torch/distributed/elastic/multiprocessing/errors/__init__.py", 347, "wrapper", "return f(*args, **kwargs)"),
+            (f"{site}/torch/distributed/run.py", 879, "main", "run(args)"),
+            (f"{site}/torch/distributed/run.py", 870, "run", "elastic_launch("),
+            (f"{site}/torch/distributed/launcher/api.py", 132, "__call__", "return launch_agent(self._config, self._entrypoint, list(args))"),
+            (f"{site}/torch/distributed/launcher/api.py", 263, "launch_agent", "raise ChildFailedError(")]
+    out += tb(head, "torch.distributed.elastic.multiprocessing.errors.ChildFailedError: ")
+    out += ["============================================================", "cpt.py FAILED",
+            "------------------------------------------------------------", "Failures:", "  <NO_OTHER_FAILURES>",
+            "------------------------------------------------------------", "Root Cause (first observed failure):", "[0]:",
+            f"  time      : {when}", "  host      : jupyter-lab-gpu-4x-h100", "  rank      : 0 (local_rank: 0)",
+            "  exitcode  : 1 (pid: 3311)", "  error_file: <N/A>",
+            "  traceback : To enable traceback see: https://pytorch.org/docs/stable/elastic/errors.html",
+            "============================================================"]
+    return Case(
+        case_id="loss-nan-hf-cpt-multinomial-02",
+        label="loss-nan", difficulty="hard",
+        description="bf16 continued pre-training of a 1.1B model with lr 3e-3: grad_norm explodes, the HF log then shows 'loss': 0.0 / grad_norm nan (NaN hidden by logging_nan_inf_filter) and the run dies in a sampling callback with the multinomial 'inf/nan' error",
+        initiating_rank=0,
+        files={"cpt.log": "\n".join(out)},
+        facts={"launcher": "torchrun", "precision": "bf16", "failure_step": "200"},
+        must_mention=["learning rate", "NaN", "grad_norm"],
+    )
+
+
+def case_nan_triplet_anomaly() -> Case:
+    return Case(
+        case_id="loss-nan-triplet-sqrt-anomaly-cpu-03",
+        label="loss-nan", difficulty="easy",
+        description="real CPU run: triplet loss with Euclidean distance on duplicated positives; sqrt at 0 gives an infinite derivative, loss nan from step 20; with anomaly detection PowBackward0 returns nan",
+        files={"session.txt": TRIPLET_ANOMALY_RUN},
+        facts={"launcher": "python"},
+        must_mention=["sqrt", "eps"],
+    )
+
+
+def case_nan_sklearn_eval() -> Case:
+    rng = random.Random(704)
+    site = "/usr/local/lib/python3.10/dist-packages"
+    proj = "/root/churn"
+    out = ["root@a100-vm:~/churn# python train_cls.py --model microsoft/deberta-v3-large --train data/tickets_train.parquet --eval data/tickets_val.parquet --bf16 --lr 1e-4 --epochs 3 --bs 32 --eval_steps 500",
+           f"{site}/transformers/convert_slow_tokenizer.py:473: UserWarning: The sentencepiece tokenizer that you are converting to a fast tokenizer uses the byte fallback option which is not implemented in the fast tokenizers. In practice this means that the fast version of the tokenizer can produce unknown tokens whereas the sentencepiece version would have converted these unknown tokens into a sequence of byte tokens matching the original piece of text.",
+           "  warnings.warn(",
+           "Some weights of DebertaV2ForSequenceClassification were not initialized from the model checkpoint at microsoft/deberta-v3-large and are newly initialized: ['classifier.bias', 'classifier.weight', 'pooler.dense.bias', 'pooler.dense.weight']",
+           "You should probably TRAIN this model on a down-stream task to be able to use it for predictions and inference.",
+           "Map: 100%|██████████| 184220/184220 [00:41<00:00, 4473.08 examples/s]",
+           "Map: 100%|██████████| 9800/9800 [00:02<00:00, 4601.55 examples/s]",
+           "  0%|          | 0/17271 [00:00<?, ?it/s]"]
+    loss = 0.6931
+    for step in range(50, 501, 50):
+        if step <= 250:
+            loss = loss * rng.uniform(0.9, 0.99)
+            rec = f"{{'loss': {loss:.4f}, 'learning_rate': {1e-4 * step / 500 if step < 500 else 1e-4:.4e}, 'epoch': {step / 5757:.2f}}}"
+        elif step == 300:
+            rec = f"{{'loss': 0.5127, 'learning_rate': {1e-4 * step / 500:.4e}, 'epoch': {step / 5757:.2f}}}"
+        else:
+            rec = f"{{'loss': 0.0, 'learning_rate': {min(1e-4, 1e-4 * step / 500):.4e}, 'epoch': {step / 5757:.2f}}}"
+        out.append(f"  {step * 100 // 17271}%|          | {step}/17271 [{step * 0.41 // 60:02.0f}:{int(step * 0.41 % 60):02d}<1:5{rng.randint(0, 9)}:{rng.randint(10, 59)},  2.4{rng.randint(0, 9)}it/s]")
+        out.append(rec)
+    out += ["",
+            "  0%|          | 0/307 [00:00<?, ?it/s]",
+            "100%|██████████| 307/307 [00:38<00:00,  8.07it/s]"]
+    frames = [(f"{proj}/train_cls.py", 171, "<module>", "main()"),
+              (f"{proj}/train_cls.py", 164, "main", "trainer.train()"),
+              (f"{site}/transformers/trainer.py", 1537, "train", "return inner_training_loop("),
+              (f"{site}/transformers/trainer.py", 1914, "_inner_training_loop", "self._maybe_log_save_evaluate(tr_loss, model, trial, epoch, ignore_keys_for_eval)"),
+              (f"{site}/transformers/trainer.py", 2268, "_maybe_log_save_evaluate", "metrics = self.evaluate(ignore_keys=ignore_keys_for_eval)"),
+              (f"{site}/transformers/trainer.py", 3019, "evaluate", "output = eval_loop("),
+              (f"{site}/transformers/trainer.py", 3310, "evaluation_loop", "metrics = self.compute_metrics(EvalPrediction(predictions=all_preds, label_ids=all_labels))"),
+              (f"{proj}/metrics.py", 19, "compute_metrics", '"auroc": roc_auc_score(labels, probs[:, 1]),'),
+              (f"{site}/sklearn/utils/_param_validation.py", 214, "wrapper", "return func(*args, **kwargs)"),
+              (f"{site}/sklearn/metrics/_ranking.py", 606, "roc_auc_score", "y_score = check_array(y_score, ensure_2d=False)"),
+              (f"{site}/sklearn/utils/validation.py", 957, "check_array", "_assert_all_finite("),
+              (f"{site}/sklearn/utils/validation.py", 122, "_assert_all_finite", "_assert_all_finite_element_wise("),
+              (f"{site}/sklearn/utils/validation.py", 171, "_assert_all_finite_element_wise", "raise ValueError(msg_err)")]
+    out += tb(frames, "ValueError: Input contains NaN.")
+    out += ["  3%|▎         | 500/17271 [03:31<1:54:12,  2.45it/s]"]
+    return Case(
+        case_id="loss-nan-deberta-eval-sklearn-04",
+        label="loss-nan", difficulty="hard",
+        description="DeBERTa-v3-large classifier, bf16, lr 1e-4: training diverges around step 300 (HF log shows 'loss': 0.0 because NaN is filtered), and the first evaluation fails in scikit-learn roc_auc_score with 'Input contains NaN.'",
+        files={"train.log": "\n".join(out)},
+        facts={"launcher": "python", "precision": "bf16", "failure_step": "500"},
+        must_mention=["NaN", "learning rate"],
     )

@@ -819,7 +819,13 @@ def cvm_conda_nvcc_124_01():
     rng = random.Random(201)
     env = "/home/priya/miniforge3/envs/sparse"
     site = f"{env}/lib/python3.10/site-packages"
-    lines = ["(sparse) priya@lab-a6000:~/code/blocksparse-attn$ conda list | grep -E 'cuda|pytorch|nvcc'",
+    smi = nvidia_smi("Tue Jun 18 15:52:07 2024", "550.67", "12.4",
+                     [gpu("RTX A6000", 49140, "00000000:41:00.0", rng, cap=300, fan="30%", perf="P8", pwr=21, used=12,
+                          pm="Off", ecc="Off", mig="N/A")], style="550")
+    lines = ["(sparse) priya@lab-a6000:~/code/blocksparse-attn$ nvidia-smi"] + smi.split("\n")
+    lines += ["(sparse) priya@lab-a6000:~/code/blocksparse-attn$ python -c 'import torch; print(torch.__version__, torch.version.cuda, torch.cuda.get_device_name(0))'",
+              "2.0.1 11.8 NVIDIA RTX A6000",
+              "(sparse) priya@lab-a6000:~/code/blocksparse-attn$ conda list | grep -E 'cuda|pytorch|nvcc'",
              "cuda-cccl                 12.4.127                      0    nvidia",
              "cuda-nvcc                 12.4.131                      0    nvidia",
              "cuda-version              12.4                 h3060b56_3    conda-forge",
@@ -867,7 +873,7 @@ def cvm_conda_nvcc_124_01():
         label="cuda-version-mismatch-build", difficulty="easy",
         description="In-house CUDA extension built with setup.py in a conda env: torch 2.0.1 is the CUDA 11.8 build, "
                     "but `conda install cuda-nvcc` pulled nvcc 12.4 into the env; torch's BuildExtension refuses.",
-        facts=dict(cuda_version="11.8", torch_version="2.0.1"),
+        facts=dict(gpu_model="RTX A6000", driver_version="550.67", cuda_version="11.8", torch_version="2.0.1"),
         must_mention=["nvcc", "11.8"], secrets=["priya"]), {"build.log": "\n".join(lines)})
 
 
@@ -2211,3 +2217,1353 @@ def compile_python_h_missing_02():
         facts=dict(gpu_model="A10G", torch_version="2.4.0", cuda_version="12.1", transformers_version="4.42.4",
                    launcher="accelerate", precision="bf16"),
         must_mention=["Python.h", "python3-dev"]), {"train.log": "\n".join(lines)})
+
+
+@case
+def compile_inductor_cache_perm_srun_03():
+    rng = random.Random(603)
+    venv = "/opt/venvs/pt21"
+    site = f"{venv}/lib/python3.10/site-packages"
+    clock = Clock("2024-02-27 13:40:02", rng)
+    W = 2
+    pfx = lambda r: f"{r:>{W}}: "
+    lines = [f"[prolog] job 88122 user svcml partition h100 nodes gpu-h[01-02] started {clock.iso()}",
+             "+ srun -l --ntasks-per-node=1 nvidia-smi -L"]
+    for n in range(2):
+        for g in range(8):
+            lines.append(f"{n}: GPU {g}: NVIDIA H100 80GB HBM3 (UUID: GPU-{hex_token(rng, 8)}-{hex_token(rng, 4)}-{hex_token(rng, 4)}-{hex_token(rng, 4)}-{hex_token(rng, 12)})")
+    lines += ["+ export NCCL_DEBUG=INFO TORCH_NCCL_ASYNC_ERROR_HANDLING=1",
+              "+ srun -l --ntasks-per-node=8 --cpus-per-task=12 python train_ddp.py --config configs/vit_h14_in21k.yaml --compile --pg-timeout 600"]
+    clock.at(8)
+    hosts = lambda r: "gpu-h01" if r < 8 else "gpu-h02"
+    pids = {r: (212340 if r < 8 else 98410) + r % 8 for r in range(16)}
+    st = []
+    for r in range(16):
+        st.append([f"{pfx(r)}[{clock.ds(0.01, 0.2)}][train_ddp.py:58] rank={r} local_rank={r % 8} world_size=16 host={hosts(r)} torch=2.1.2+cu121"])
+    lines += interleave(rng, st, 1)
+    lines += [f"{pfx(0)}{hosts(0)}:{pids[0]}:{pids[0]} [0] NCCL INFO Bootstrap : Using bond0:10.18.4.21<0>",
+              f"{pfx(0)}{hosts(0)}:{pids[0]}:{pids[0]} [0] NCCL INFO NET/Plugin : dlerror=libnccl-net.so: cannot open shared object file: No such file or directory No plugin found (libnccl-net.so), using internal implementation",
+              f"{pfx(0)}{hosts(0)}:{pids[0]}:{pids[0]} [0] NCCL INFO cudaDriverVersion 12020",
+              f"{pfx(0)}NCCL version 2.18.1+cuda12.1"]
+    clock.at(3)
+    ini = []
+    for r in range(16):
+        tid = pids[r] + 611
+        ini.append([f"{pfx(r)}{hosts(r)}:{pids[r]}:{tid} [{r % 8}] NCCL INFO NET/IB : Using [0]mlx5_0:1/IB [1]mlx5_3:1/IB [2]mlx5_4:1/IB [3]mlx5_5:1/IB [4]mlx5_6:1/IB [5]mlx5_9:1/IB [6]mlx5_10:1/IB [7]mlx5_11:1/IB ; OOB bond0:10.18.4.{21 if r < 8 else 22}<0>",
+                    f"{pfx(r)}{hosts(r)}:{pids[r]}:{tid} [{r % 8}] NCCL INFO Using network IB",
+                    f"{pfx(r)}{hosts(r)}:{pids[r]}:{tid} [{r % 8}] NCCL INFO comm 0x{0x55b1c2a0e000 + r * 0x2a40:x} rank {r} nranks 16 cudaDev {r % 8} nvmlDev {r % 8} busId {BUSES_8[r % 8][4:].lower()} commId 0x9c3f1e07a2d54b61 - Init START"])
+    lines += interleave(rng, ini, 2)
+    clock.at(4)
+    for r in range(16):
+        lines.append(f"{pfx(r)}{hosts(r)}:{pids[r]}:{pids[r] + 611} [{r % 8}] NCCL INFO comm 0x{0x55b1c2a0e000 + r * 0x2a40:x} rank {r} nranks 16 cudaDev {r % 8} nvmlDev {r % 8} busId {BUSES_8[r % 8][4:].lower()} commId 0x9c3f1e07a2d54b61 - Init COMPLETE")
+    lines += [f"{pfx(0)}[{clock.ds(0.5, 1)}][train_ddp.py:131] model ViT-H/14 params=632.0M, DDP(bucket_cap_mb=100, static_graph=False)",
+              f"{pfx(0)}[{clock.ds()}][train_ddp.py:140] torch.compile(mode='max-autotune-no-cudagraphs', dynamic=False)",
+              f"{pfx(0)}[{clock.ds()}][train_ddp.py:162] epoch 0: 10905 steps/epoch, global batch 4096, lr 1.5e-3 warmup 10000"]
+    clock.at(71)
+    err = "/tmp/torchinductor_svcml/fx"
+    tb = ["Traceback (most recent call last):",
+          '  File "/home/svcml/vision/train_ddp.py", line 247, in <module>',
+          "    main(cfg)",
+          '  File "/home/svcml/vision/train_ddp.py", line 188, in main',
+          "    loss = train_step(model, batch, optimizer, scaler)",
+          '  File "/home/svcml/vision/train_ddp.py", line 97, in train_step',
+          "    logits = model(images)",
+          f'  File "{site}/torch/nn/modules/module.py", line 1518, in _wrapped_call_impl',
+          "    return self._call_impl(*args, **kwargs)",
+          f'  File "{site}/torch/nn/modules/module.py", line 1527, in _call_impl',
+          "    return forward_call(*args, **kwargs)",
+          f'  File "{site}/torch/_dynamo/eval_frame.py", line 328, in _fn',
+          "    return fn(*args, **kwargs)",
+          f'  File "{site}/torch/nn/modules/module.py", line 1518, in _wrapped_call_impl',
+          "    return self._call_impl(*args, **kwargs)",
+          f'  File "{site}/torch/nn/modules/module.py", line 1527, in _call_impl',
+          "    return forward_call(*args, **kwargs)",
+          f'  File "{site}/torch/nn/parallel/distributed.py", line 1519, in forward',
+          "    else self._run_ddp_forward(*inputs, **kwargs)",
+          f'  File "{site}/torch/nn/parallel/distributed.py", line 1355, in _run_ddp_forward',
+          "    return self.module(*inputs, **kwargs)  # type: ignore[index]",
+          f'  File "{site}/torch/nn/modules/module.py", line 1518, in _wrapped_call_impl',
+          "    return self._call_impl(*args, **kwargs)",
+          f'  File "{site}/torch/nn/modules/module.py", line 1527, in _call_impl',
+          "    return forward_call(*args, **kwargs)",
+          f'  File "{site}/torch/_dynamo/eval_frame.py", line 490, in catch_errors',
+          "    return callback(frame, cache_entry, hooks, frame_state)",
+          f'  File "{site}/torch/_dynamo/convert_frame.py", line 641, in _convert_frame',
+          "    result = inner_convert(frame, cache_size, hooks, frame_state)",
+          f'  File "{site}/torch/_dynamo/convert_frame.py", line 133, in _fn',
+          "    return fn(*args, **kwargs)",
+          f'  File "{site}/torch/_dynamo/convert_frame.py", line 389, in _convert_frame_assert',
+          "    return _compile(",
+          f'  File "{site}/torch/_dynamo/convert_frame.py", line 569, in _compile',
+          "    guarded_code = compile_inner(code, one_graph, hooks, transform)",
+          f'  File "{site}/torch/_dynamo/utils.py", line 189, in time_wrapper',
+          "    r = func(*args, **kwargs)",
+          f'  File "{site}/torch/_dynamo/convert_frame.py", line 491, in compile_inner',
+          "    out_code = transform_code_object(code, transform)",
+          f'  File "{site}/torch/_dynamo/bytecode_transformation.py", line 1028, in transform_code_object',
+          "    transformations(instructions, code_options)",
+          f'  File "{site}/torch/_dynamo/convert_frame.py", line 458, in transform',
+          "    tracer.run()",
+          f'  File "{site}/torch/_dynamo/symbolic_convert.py", line 2074, in run',
+          "    super().run()",
+          f'  File "{site}/torch/_dynamo/symbolic_convert.py", line 724, in run',
+          "    and self.step()",
+          f'  File "{site}/torch/_dynamo/symbolic_convert.py", line 688, in step',
+          "    getattr(self, inst.opname)(inst)",
+          f'  File "{site}/torch/_dynamo/symbolic_convert.py", line 2162, in RETURN_VALUE',
+          "    self.output.compile_subgraph(",
+          f'  File "{site}/torch/_dynamo/output_graph.py", line 857, in compile_subgraph',
+          "    self.compile_and_call_fx_graph(tx, list(reversed(stack_values)), root)",
+          '  File "/usr/lib/python3.10/contextlib.py", line 79, in inner',
+          "    return func(*args, **kwds)",
+          f'  File "{site}/torch/_dynamo/output_graph.py", line 957, in compile_and_call_fx_graph',
+          "    compiled_fn = self.call_user_compiler(gm)",
+          f'  File "{site}/torch/_dynamo/utils.py", line 189, in time_wrapper',
+          "    r = func(*args, **kwargs)",
+          f'  File "{site}/torch/_dynamo/output_graph.py", line 1024, in call_user_compiler',
+          "    raise BackendCompilerFailed(self.compiler_fn, e).with_traceback(",
+          f'  File "{site}/torch/_dynamo/output_graph.py", line 1009, in call_user_compiler',
+          "    compiled_fn = compiler_fn(gm, self.example_inputs())",
+          f'  File "{site}/torch/_dynamo/backends/distributed.py", line 436, in compile_fn',
+          "    submod_compiler.run(*example_inputs)",
+          f'  File "{site}/torch/fx/interpreter.py", line 138, in run',
+          "    self.env[node] = self.run_node(node)",
+          f'  File "{site}/torch/_dynamo/backends/distributed.py", line 417, in run_node',
+          "    compiled_submod_real = self.compile_submod(real_mod, new_args, kwargs)",
+          f'  File "{site}/torch/_dynamo/backends/distributed.py", line 361, in compile_submod',
+          "    self.compiler(input_mod, args),",
+          f'  File "{site}/torch/_dynamo/repro/after_dynamo.py", line 117, in debug_wrapper',
+          "    compiled_gm = compiler_fn(gm, example_inputs)",
+          f'  File "{site}/torch/__init__.py", line 1568, in __call__',
+          "    return compile_fx(model_, inputs_, config_patches=self.config)",
+          f'  File "{site}/torch/_inductor/compile_fx.py", line 1150, in compile_fx',
+          "    return aot_autograd(",
+          f'  File "{site}/torch/_dynamo/backends/common.py", line 55, in compiler_fn',
+          "    cg = aot_module_simplified(gm, example_inputs, **kwargs)",
+          f'  File "{site}/torch/_functorch/aot_autograd.py", line 3891, in aot_module_simplified',
+          "    compiled_fn = create_aot_dispatcher_function(",
+          f'  File "{site}/torch/_dynamo/utils.py", line 189, in time_wrapper',
+          "    r = func(*args, **kwargs)",
+          f'  File "{site}/torch/_functorch/aot_autograd.py", line 3429, in create_aot_dispatcher_function',
+          "    compiled_fn = compiler_fn(flat_fn, fake_flat_args, aot_config, fw_metadata=fw_metadata)",
+          f'  File "{site}/torch/_functorch/aot_autograd.py", line 2212, in aot_wrapper_dedupe',
+          "    return compiler_fn(flat_fn, leaf_flat_args, aot_config, fw_metadata=fw_metadata)",
+          f'  File "{site}/torch/_functorch/aot_autograd.py", line 2392, in aot_wrapper_synthetic_base',
+          "    return compiler_fn(flat_fn, flat_args, aot_config, fw_metadata=fw_metadata)",
+          f'  File "{site}/torch/_functorch/aot_autograd.py", line 2917, in aot_dispatch_autograd',
+          "    compiled_fw_func = aot_config.fw_compiler(",
+          f'  File "{site}/torch/_dynamo/utils.py", line 189, in time_wrapper',
+          "    r = func(*args, **kwargs)",
+          f'  File "{site}/torch/_inductor/compile_fx.py", line 1092, in fw_compiler_base',
+          "    return inner_compile(",
+          f'  File "{site}/torch/_dynamo/repro/after_aot.py", line 80, in debug_wrapper',
+          "    inner_compiled_fn = compiler_fn(gm, example_inputs)",
+          f'  File "{site}/torch/_inductor/debug.py", line 228, in inner',
+          "    return fn(*args, **kwargs)",
+          '  File "/usr/lib/python3.10/contextlib.py", line 79, in inner',
+          "    return func(*args, **kwds)",
+          f'  File "{site}/torch/_inductor/compile_fx.py", line 54, in newFunction',
+          "    return old_func(*args, **kwargs)",
+          f'  File "{site}/torch/_inductor/compile_fx.py", line 341, in compile_fx_inner',
+          "    compiled_graph: CompiledFxGraph = fx_codegen_and_compile(",
+          f'  File "{site}/torch/_inductor/compile_fx.py", line 565, in fx_codegen_and_compile',
+          "    compiled_fn = graph.compile_to_fn()",
+          f'  File "{site}/torch/_inductor/graph.py", line 970, in compile_to_fn',
+          "    return self.compile_to_module().call",
+          f'  File "{site}/torch/_dynamo/utils.py", line 189, in time_wrapper',
+          "    r = func(*args, **kwargs)",
+          f'  File "{site}/torch/_inductor/graph.py", line 939, in compile_to_module',
+          "    key, path = PyCodeCache.write(code)",
+          f'  File "{site}/torch/_inductor/codecache.py", line 1019, in write',
+          '    return write(source_code, "py", extra=extra)',
+          f'  File "{site}/torch/_inductor/codecache.py", line 248, in write',
+          "    os.makedirs(subdir, exist_ok=True)",
+          '  File "/usr/lib/python3.10/os.py", line 225, in makedirs',
+          "    mkdir(name, mode)",
+          "torch._dynamo.exc.BackendCompilerFailed: backend='inductor' raised:",
+          f"PermissionError: [Errno 13] Permission denied: '{err}'",
+          "",
+          'Set TORCH_LOGS="+dynamo" and TORCHDYNAMO_VERBOSE=1 for more information',
+          "",
+          "",
+          "You can suppress this exception and fall back to eager by setting:",
+          "    import torch._dynamo",
+          "    torch._dynamo.config.suppress_errors = True",
+          ""]
+    order = [11, 8, 14, 9, 12, 15, 10, 13]
+    lines += interleave(rng, [[pfx(r) + ln for ln in tb] for r in order], 5)
+    clock.at(1.4)
+    lines.append("srun: error: gpu-h02: tasks 8-15: Exited with exit code 1")
+    # ranks 0-7 compiled fine (their /tmp is writable) and now wait in the first backward all-reduce
+    clock.at(600.5)
+    wd = []
+    for r in range(8):
+        ran = 600000 + rng.randint(180, 900)
+        msg = f"[Rank {r}] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=3, OpType=ALLREDUCE, NumelIn=26214400, NumelOut=26214400, Timeout(ms)=600000) ran for {ran} milliseconds before timing out."
+        wd.append([f"{pfx(r)}[E ProcessGroupNCCL.cpp:475] {msg}",
+                   f"{pfx(r)}[E ProcessGroupNCCL.cpp:489] Some NCCL operations have failed or timed out. Due to the asynchronous nature of CUDA kernels, subsequent GPU operations might run on corrupted/incomplete data.",
+                   f"{pfx(r)}[E ProcessGroupNCCL.cpp:495] To avoid data inconsistency, we are taking the entire process down.",
+                   f"{pfx(r)}[E ProcessGroupNCCL.cpp:916] [Rank {r}] NCCL watchdog thread terminated with exception: {msg}",
+                   f"{pfx(r)}terminate called after throwing an instance of 'std::runtime_error'",
+                   f"{pfx(r)}  what():  [Rank {r}] NCCL watchdog thread terminated with exception: {msg}"])
+    lines += interleave(rng, wd, 2)
+    clock.at(3)
+    lines += ["srun: error: gpu-h01: tasks 0-7: Aborted (core dumped)",
+              f"[epilog] job 88122 finished {clock.iso()} state=FAILED exit=134"]
+    write_case("torch-compile-failure-inductor-cache-perm-srun-03", dict(
+        label="torch-compile-failure", difficulty="hard",
+        description="2-node, 16-rank srun DDP job with torch.compile: on gpu-h02 /tmp/torchinductor_svcml is not "
+                    "writable, so ranks 8-15 fail compilation with BackendCompilerFailed/PermissionError; ranks 0-7 "
+                    "wait in the first all-reduce and 10 minutes later die of NCCL watchdog timeouts, which end the log.",
+        initiating_rank=11,
+        facts=dict(gpu_model="H100 80GB HBM3", torch_version="2.1.2", cuda_version="12.1", nccl_version="2.18.1",
+                   launcher="srun", world_size="16", num_nodes="2"),
+        must_mention=["TORCHINDUCTOR_CACHE_DIR", "Permission denied"], secrets=["svcml"]), {"slurm-88122.out": "\n".join(lines)})
+
+
+# ================================================================================================================
+# hf-hub-unreachable
+# ================================================================================================================
+
+def requests_conn_chain(site: str, py: str, url_path: str, obj: str, req_id: str) -> list[str]:
+    return ["Traceback (most recent call last):",
+            f'  File "{site}/urllib3/connection.py", line 198, in _new_conn',
+            "    sock = connection.create_connection(",
+            f'  File "{site}/urllib3/util/connection.py", line 60, in create_connection',
+            "    for res in socket.getaddrinfo(host, port, family, socket.SOCK_STREAM):",
+            f'  File "{py}/socket.py", line 955, in getaddrinfo',
+            "    for res in _socket.getaddrinfo(host, port, family, type, proto, flags):",
+            "socket.gaierror: [Errno -3] Temporary failure in name resolution",
+            "",
+            "The above exception was the direct cause of the following exception:",
+            "",
+            "Traceback (most recent call last):",
+            f'  File "{site}/urllib3/connectionpool.py", line 793, in urlopen',
+            "    response = self._make_request(",
+            f'  File "{site}/urllib3/connectionpool.py", line 491, in _make_request',
+            "    raise new_e",
+            f'  File "{site}/urllib3/connectionpool.py", line 467, in _make_request',
+            "    self._validate_conn(conn)",
+            f'  File "{site}/urllib3/connectionpool.py", line 1099, in _validate_conn',
+            "    conn.connect()",
+            f'  File "{site}/urllib3/connection.py", line 616, in connect',
+            "    self.sock = sock = self._new_conn()",
+            f'  File "{site}/urllib3/connection.py", line 205, in _new_conn',
+            "    raise NameResolutionError(self.host, self, e) from e",
+            f"urllib3.exceptions.NameResolutionError: <urllib3.connection.HTTPSConnection object at {obj}>: Failed to resolve 'huggingface.co' ([Errno -3] Temporary failure in name resolution)",
+            "",
+            "The above exception was the direct cause of the following exception:",
+            "",
+            "Traceback (most recent call last):",
+            f'  File "{site}/requests/adapters.py", line 486, in send',
+            "    resp = conn.urlopen(",
+            f'  File "{site}/urllib3/connectionpool.py", line 847, in urlopen',
+            "    retries = retries.increment(",
+            f'  File "{site}/urllib3/util/retry.py", line 515, in increment',
+            "    raise MaxRetryError(_pool, url, reason) from reason  # type: ignore[arg-type]",
+            f"urllib3.exceptions.MaxRetryError: HTTPSConnectionPool(host='huggingface.co', port=443): Max retries exceeded with url: {url_path} (Caused by NameResolutionError(\"<urllib3.connection.HTTPSConnection object at {obj}>: Failed to resolve 'huggingface.co' ([Errno -3] Temporary failure in name resolution)\"))",
+            "",
+            "During handling of the above exception, another exception occurred:",
+            "",
+            "Traceback (most recent call last):",
+            f'  File "{site}/huggingface_hub/file_download.py", line 1261, in hf_hub_download',
+            "    metadata = get_hf_file_metadata(",
+            f'  File "{site}/huggingface_hub/utils/_validators.py", line 118, in _inner_fn',
+            "    return fn(*args, **kwargs)",
+            f'  File "{site}/huggingface_hub/file_download.py", line 1674, in get_hf_file_metadata',
+            "    r = _request_wrapper(",
+            f'  File "{site}/huggingface_hub/file_download.py", line 369, in _request_wrapper',
+            "    response = _request_wrapper(",
+            f'  File "{site}/huggingface_hub/file_download.py", line 392, in _request_wrapper',
+            "    response = get_session().request(method=method, url=url, **params)",
+            f'  File "{site}/requests/sessions.py", line 589, in request',
+            "    resp = self.send(prep, **send_kwargs)",
+            f'  File "{site}/requests/sessions.py", line 703, in send',
+            "    r = adapter.send(request, **kwargs)",
+            f'  File "{site}/huggingface_hub/utils/_http.py", line 67, in send',
+            "    return super().send(request, *args, **kwargs)",
+            f'  File "{site}/requests/adapters.py", line 519, in send',
+            "    raise ConnectionError(e, request=request)",
+            f"requests.exceptions.ConnectionError: (MaxRetryError('HTTPSConnectionPool(host=\\'huggingface.co\\', port=443): Max retries exceeded with url: {url_path} (Caused by NameResolutionError(\"<urllib3.connection.HTTPSConnection object at {obj}>: Failed to resolve \\'huggingface.co\\' ([Errno -3] Temporary failure in name resolution)\"))'), '(Request ID: {req_id})')"]
+
+
+@case
+def hf_offline_compute_node_01():
+    rng = random.Random(701)
+    venv = "/home/lwang/venvs/ft"
+    site = f"{venv}/lib/python3.10/site-packages"
+    model = "mistralai/Mistral-7B-v0.1"
+    lines = ["==== SLURM job 5120931 | user lwang | node cn-g07 | partition gpu | start 2024-01-30T16:41:05 ====",
+             "HF_HOME=/scratch/lwang/hf_cache",
+             "TRANSFORMERS_CACHE=",
+             "python: /home/lwang/venvs/ft/bin/python (Python 3.10.12)",
+             "torch 2.1.2+cu121, transformers 4.36.2, huggingface_hub 0.20.2, 1 x NVIDIA A100-SXM4-40GB",
+             f"+ python finetune.py --model_name_or_path {model} --train_file data/clinical_notes_train.jsonl --bf16 --output_dir /scratch/lwang/runs/mistral-clin-01"]
+    lines += requests_conn_chain(site, "/usr/lib/python3.10", f"/{model}/resolve/main/config.json", "0x7f1c2b3e5a50",
+                                 "5b0d7e44-21c9-4c6e-9a7f-0f3b2d8e6a11")
+    lines += ["",
+              "The above exception was the direct cause of the following exception:",
+              "",
+              "Traceback (most recent call last):",
+              f'  File "{site}/transformers/utils/hub.py", line 389, in cached_file',
+              "    resolved_file = hf_hub_download(",
+              f'  File "{site}/huggingface_hub/utils/_validators.py", line 118, in _inner_fn',
+              "    return fn(*args, **kwargs)",
+              f'  File "{site}/huggingface_hub/file_download.py", line 1406, in hf_hub_download',
+              "    raise LocalEntryNotFoundError(",
+              "huggingface_hub.utils._errors.LocalEntryNotFoundError: Connection error, and we cannot find the requested files in the disk cache. Please try again or make sure your Internet connection is on.",
+              "",
+              "The above exception was the direct cause of the following exception:",
+              "",
+              "Traceback (most recent call last):",
+              '  File "/home/lwang/projects/clin-ft/finetune.py", line 64, in <module>',
+              "    config = AutoConfig.from_pretrained(args.model_name_or_path)",
+              f'  File "{site}/transformers/models/auto/configuration_auto.py", line 1082, in from_pretrained',
+              "    config_dict, unused_kwargs = PretrainedConfig.get_config_dict(pretrained_model_name_or_path, **kwargs)",
+              f'  File "{site}/transformers/configuration_utils.py", line 644, in get_config_dict',
+              "    config_dict, kwargs = cls._get_config_dict(pretrained_model_name_or_path, **kwargs)",
+              f'  File "{site}/transformers/configuration_utils.py", line 699, in _get_config_dict',
+              "    resolved_config_file = cached_file(",
+              f'  File "{site}/transformers/utils/hub.py", line 429, in cached_file',
+              "    raise EnvironmentError(",
+              f"OSError: We couldn't connect to 'https://huggingface.co' to load this file, couldn't find it in the cached files and it looks like {model} is not the path to a directory containing a file named config.json.",
+              "Checkout your internet connection or see how to run the library in offline mode at 'https://huggingface.co/docs/transformers/installation#offline-mode'.",
+              "==== job 5120931 exit code 1 at 2024-01-30T16:41:19 ===="]
+    write_case("hf-hub-unreachable-offline-compute-node-01", dict(
+        label="hf-hub-unreachable", difficulty="easy",
+        description="Slurm compute node without DNS/internet; the job points HF_HOME at an empty scratch cache, so "
+                    "AutoConfig.from_pretrained('mistralai/Mistral-7B-v0.1') cannot reach huggingface.co and fails "
+                    "with 'We couldn't connect to https://huggingface.co'.",
+        facts=dict(gpu_model="A100-SXM4-40GB", torch_version="2.1.2", cuda_version="12.1",
+                   transformers_version="4.36.2", python_version="3.10.12", launcher="python"),
+        must_mention=["offline", "cache"], secrets=["lwang"]), {"slurm-5120931.out": "\n".join(lines)})
+
+
+@case
+def hf_gated_vllm_403_02():
+    rng = random.Random(702)
+    site = "/usr/local/lib/python3.10/dist-packages"
+    tok = hf_token(rng)
+    model = "meta-llama/Meta-Llama-3-8B-Instruct"
+    rid = f"Root=1-{hex_token(rng, 8)}-{hex_token(rng, 24)};{hex_token(rng, 8)}-{hex_token(rng, 4)}-{hex_token(rng, 4)}-{hex_token(rng, 4)}-{hex_token(rng, 12)}"
+    clock = Clock("2024-06-12 09:14:08", rng)
+    lines = ["+ nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader",
+             "NVIDIA A10G, 535.183.01, 23028 MiB",
+             "+ env | grep -E '^(HF_|HUGGING|VLLM|CUDA)' | sort",
+             "CUDA_VERSION=12.4.1",
+             "HF_HOME=/models/.cache",
+             f"HF_TOKEN={tok}",
+             "VLLM_WORKER_MULTIPROC_METHOD=spawn",
+             f"+ exec python3 -m vllm.entrypoints.openai.api_server --model {model} --port 8000 --max-model-len 8192 --gpu-memory-utilization 0.90 --served-model-name llama3-8b-chat",
+             f"INFO {clock.vllm(2, 3)} api_server.py:177] vLLM API server version 0.5.0.post1",
+             f"INFO {clock.vllm()} api_server.py:178] args: Namespace(host=None, port=8000, uvicorn_log_level='info', allow_credentials=False, allowed_origins=['*'], allowed_methods=['*'], allowed_headers=['*'], api_key=None, lora_modules=None, chat_template=None, response_role='assistant', ssl_keyfile=None, ssl_certfile=None, ssl_ca_certs=None, ssl_cert_reqs=0, root_path=None, middleware=[], model='{model}', tokenizer=None, skip_tokenizer_init=False, revision=None, code_revision=None, tokenizer_revision=None, tokenizer_mode='auto', trust_remote_code=False, download_dir=None, load_format='auto', dtype='auto', kv_cache_dtype='auto', quantization_param_path=None, max_model_len=8192, guided_decoding_backend='outlines', distributed_executor_backend=None, worker_use_ray=False, pipeline_parallel_size=1, tensor_parallel_size=1, max_parallel_loading_workers=None, ray_workers_use_nsight=False, block_size=16, enable_prefix_caching=False, disable_sliding_window=False, use_v2_block_manager=False, num_lookahead_slots=0, seed=0, swap_space=4, gpu_memory_utilization=0.9, num_gpu_blocks_override=None, max_num_batched_tokens=None, max_num_seqs=256, max_logprobs=20, disable_log_stats=False, quantization=None, rope_scaling=None, rope_theta=None, enforce_eager=False, max_context_len_to_capture=None, max_seq_len_to_capture=8192, disable_custom_all_reduce=False, tokenizer_pool_size=0, tokenizer_pool_type='ray', tokenizer_pool_extra_config=None, enable_lora=False, max_loras=1, max_lora_rank=16, lora_extra_vocab_size=256, lora_dtype='auto', long_lora_scaling_factors=None, max_cpu_loras=None, fully_sharded_loras=False, device='auto', image_input_type=None, image_token_id=None, image_input_shape=None, image_feature_size=None, image_processor=None, image_processor_revision=None, disable_image_processor=False, scheduler_delay_factor=0.0, enable_chunked_prefill=False, speculative_model=None, num_speculative_tokens=None, speculative_draft_tensor_parallel_size=None, speculative_max_model_len=None, speculative_disable_by_batch_size=None, ngram_prompt_lookup_max=None, ngram_prompt_lookup_min=None, spec_decoding_acceptance_method='rejection_sampler', typical_acceptance_sampler_posterior_threshold=None, typical_acceptance_sampler_posterior_alpha=None, model_loader_extra_config=None, preemption_mode=None, served_model_name=['llama3-8b-chat'], qlora_adapter_name_or_path=None, engine_use_ray=False, disable_log_requests=False, max_log_len=None)",
+             "Traceback (most recent call last):",
+             f'  File "{site}/huggingface_hub/utils/_errors.py", line 304, in hf_raise_for_status',
+             "    response.raise_for_status()",
+             f'  File "{site}/requests/models.py", line 1021, in raise_for_status',
+             "    raise HTTPError(http_error_msg, response=self)",
+             f"requests.exceptions.HTTPError: 403 Client Error: Forbidden for url: https://huggingface.co/{model}/resolve/main/config.json",
+             "",
+             "The above exception was the direct cause of the following exception:",
+             "",
+             "Traceback (most recent call last):",
+             f'  File "{site}/transformers/utils/hub.py", line 399, in cached_file',
+             "    resolved_file = hf_hub_download(",
+             f'  File "{site}/huggingface_hub/utils/_validators.py", line 114, in _inner_fn',
+             "    return fn(*args, **kwargs)",
+             f'  File "{site}/huggingface_hub/file_download.py", line 1221, in hf_hub_download',
+             "    return _hf_hub_download_to_cache_dir(",
+             f'  File "{site}/huggingface_hub/file_download.py", line 1325, in _hf_hub_download_to_cache_dir',
+             "    _raise_on_head_call_error(head_call_error, force_download, local_files_only)",
+             f'  File "{site}/huggingface_hub/file_download.py", line 1817, in _raise_on_head_call_error',
+             "    raise head_call_error",
+             f'  File "{site}/huggingface_hub/file_download.py", line 1722, in _get_metadata_or_catch_error',
+             "    metadata = get_hf_file_metadata(url=url, proxies=proxies, timeout=etag_timeout, headers=headers)",
+             f'  File "{site}/huggingface_hub/utils/_validators.py", line 114, in _inner_fn',
+             "    return fn(*args, **kwargs)",
+             f'  File "{site}/huggingface_hub/file_download.py", line 1645, in get_hf_file_metadata',
+             "    r = _request_wrapper(",
+             f'  File "{site}/huggingface_hub/file_download.py", line 372, in _request_wrapper',
+             "    response = _request_wrapper(",
+             f'  File "{site}/huggingface_hub/file_download.py", line 396, in _request_wrapper',
+             "    hf_raise_for_status(response)",
+             f'  File "{site}/huggingface_hub/utils/_errors.py", line 321, in hf_raise_for_status',
+             "    raise GatedRepoError(message, response) from e",
+             f"huggingface_hub.utils._errors.GatedRepoError: 403 Client Error. (Request ID: {rid})",
+             "",
+             f"Cannot access gated repo for url https://huggingface.co/{model}/resolve/main/config.json.",
+             f"Access to model {model} is restricted and you are not in the authorized list. Visit https://huggingface.co/{model} to ask for access.",
+             "",
+             "The above exception was the direct cause of the following exception:",
+             "",
+             "Traceback (most recent call last):",
+             '  File "/usr/lib/python3.10/runpy.py", line 196, in _run_module_as_main',
+             "    return _run_code(code, main_globals, None,",
+             '  File "/usr/lib/python3.10/runpy.py", line 86, in _run_code',
+             "    exec(code, run_globals)",
+             f'  File "{site}/vllm/entrypoints/openai/api_server.py", line 196, in <module>',
+             "    engine = AsyncLLMEngine.from_engine_args(",
+             f'  File "{site}/vllm/engine/async_llm_engine.py", line 371, in from_engine_args',
+             "    engine_config = engine_args.create_engine_config()",
+             f'  File "{site}/vllm/engine/arg_utils.py", line 633, in create_engine_config',
+             "    model_config = ModelConfig(",
+             f'  File "{site}/vllm/config.py", line 126, in __init__',
+             "    self.hf_config = get_config(self.model, trust_remote_code, revision,",
+             f'  File "{site}/vllm/transformers_utils/config.py", line 23, in get_config',
+             "    config = AutoConfig.from_pretrained(",
+             f'  File "{site}/transformers/models/auto/configuration_auto.py", line 928, in from_pretrained',
+             "    config_dict, unused_kwargs = PretrainedConfig.get_config_dict(pretrained_model_name_or_path, **kwargs)",
+             f'  File "{site}/transformers/configuration_utils.py", line 631, in get_config_dict',
+             "    config_dict, kwargs = cls._get_config_dict(pretrained_model_name_or_path, **kwargs)",
+             f'  File "{site}/transformers/configuration_utils.py", line 686, in _get_config_dict',
+             "    resolved_config_file = cached_file(",
+             f'  File "{site}/transformers/utils/hub.py", line 417, in cached_file',
+             "    raise EnvironmentError(",
+             "OSError: You are trying to access a gated repo.",
+             f"Make sure to have access to it at https://huggingface.co/{model}.",
+             f"403 Client Error. (Request ID: {rid})",
+             "",
+             f"Cannot access gated repo for url https://huggingface.co/{model}/resolve/main/config.json.",
+             f"Access to model {model} is restricted and you are not in the authorized list. Visit https://huggingface.co/{model} to ask for access."]
+    write_case("hf-hub-unreachable-gated-vllm-403-02", dict(
+        label="hf-hub-unreachable", difficulty="easy",
+        description="vLLM 0.5.0 OpenAI server pod for Llama-3-8B-Instruct: HF_TOKEN is set (printed by the entrypoint) "
+                    "but that account was not granted access to the gated repo, so AutoConfig gets 403 and the server "
+                    "exits before loading anything.",
+        facts=dict(gpu_model="A10G", driver_version="535.183.01", launcher="python"),
+        must_mention=["gated", "access"], secrets=[tok]), {"vllm-server.log": "\n".join(lines)})
+
+
+@case
+def hf_relative_path_eval_03():
+    rng = random.Random(703)
+    home = "/home/jdoe/proj/llm-sft"
+    site = "/home/jdoe/.conda/envs/sft/lib/python3.10/site-packages"
+    clock = Clock("2024-02-19 03:12:40", rng)
+    lines = [f"[pipeline] {clock.iso()} stage 1/2: train (cwd={home})"]
+    total = 6000
+    loss = 1.12
+    for step in range(5550, 6001, 50):
+        loss = max(0.61, loss * rng.uniform(0.985, 1.004))
+        lr = 2e-5 * 0.5 * (1 + __import__("math").cos(__import__("math").pi * step / total))
+        el = step * 2.31
+        lines.append(" " + tqdm_bar(step, total, f"{int(el // 3600)}:{int(el % 3600 // 60):02d}:{int(el % 60):02d}",
+                                   f"{int((total - step) * 2.31 // 60):02d}:{int((total - step) * 2.31 % 60):02d}", f"{rng.uniform(2.2, 2.4):.2f}s/it"))
+        lines.append(hf_loss_dict(rng, loss, lr, round(step / 2000, 2)))
+    clock.at(6000 * 2.31 - 5550 * 2.31 + 30)
+    lines += [f"[INFO|trainer.py:3067] {clock.ds()} >> Saving model checkpoint to outputs/llama2-13b-sft/checkpoint-6000",
+              f"[INFO|configuration_utils.py:473] {clock.ds()} >> Configuration saved in outputs/llama2-13b-sft/checkpoint-6000/config.json",
+              f"[INFO|configuration_utils.py:614] {clock.ds()} >> Configuration saved in outputs/llama2-13b-sft/checkpoint-6000/generation_config.json",
+              f"[INFO|modeling_utils.py:2462] {clock.ds(20, 30)} >> The model is bigger than the maximum size per checkpoint (5GB) and is going to be split in 6 checkpoint shards. You can find where each parameters has been saved in the index located at outputs/llama2-13b-sft/checkpoint-6000/model.safetensors.index.json.",
+              f"[INFO|tokenization_utils_base.py:2459] {clock.ds()} >> tokenizer config file saved in outputs/llama2-13b-sft/checkpoint-6000/tokenizer_config.json",
+              f"[INFO|tokenization_utils_base.py:2468] {clock.ds()} >> Special tokens file saved in outputs/llama2-13b-sft/checkpoint-6000/special_tokens_map.json",
+              f"[INFO|trainer.py:2163] {clock.ds(1, 2)} >> ",
+              "",
+              "Training completed. Do not forget to share your model on huggingface.co/models =)",
+              "",
+              "",
+              "{'train_runtime': 13874.2143, 'train_samples_per_second': 27.676, 'train_steps_per_second': 0.432, 'train_loss': 0.8126153717041016, 'epoch': 3.0}",
+              f" {tqdm_bar(6000, 6000, '3:51:14', '00:00', '2.31s/it')}",
+              f"[pipeline] {clock.iso(5, 6)} stage 2/2: eval (cwd={home}/eval)",
+              "+ cd eval",
+              "+ python run_eval.py --model outputs/llama2-13b-sft/checkpoint-6000 --tasks mt_bench,alpaca_eval --batch-size 8 --out results/llama2-13b-sft-ckpt6000.json",
+              "Traceback (most recent call last):",
+              f'  File "{site}/transformers/utils/hub.py", line 398, in cached_file',
+              "    resolved_file = hf_hub_download(",
+              f'  File "{site}/huggingface_hub/utils/_validators.py", line 110, in _inner_fn',
+              "    validate_repo_id(arg_value)",
+              f'  File "{site}/huggingface_hub/utils/_validators.py", line 158, in validate_repo_id',
+              "    raise HFValidationError(",
+              "huggingface_hub.utils._validators.HFValidationError: Repo id must be in the form 'repo_name' or 'namespace/repo_name': 'outputs/llama2-13b-sft/checkpoint-6000'. Use `repo_type` argument if needed.",
+              "",
+              "The above exception was the direct cause of the following exception:",
+              "",
+              "Traceback (most recent call last):",
+              f'  File "{home}/eval/run_eval.py", line 41, in <module>',
+              "    tokenizer = AutoTokenizer.from_pretrained(args.model, padding_side=\"left\")",
+              f'  File "{site}/transformers/models/auto/tokenization_auto.py", line 782, in from_pretrained',
+              "    tokenizer_config = get_tokenizer_config(pretrained_model_name_or_path, **kwargs)",
+              f'  File "{site}/transformers/models/auto/tokenization_auto.py", line 614, in get_tokenizer_config',
+              "    resolved_config_file = cached_file(",
+              f'  File "{site}/transformers/utils/hub.py", line 462, in cached_file',
+              "    raise EnvironmentError(",
+              "OSError: Incorrect path_or_model_id: 'outputs/llama2-13b-sft/checkpoint-6000'. Please provide either the path to a local folder or the repo_id of a model on the Hub.",
+              f"[pipeline] {clock.iso(1, 2)} stage 2/2 failed (exit 1); stage 1 artifacts kept in {home}/outputs"]
+    write_case("hf-hub-unreachable-relative-path-eval-03", dict(
+        label="hf-hub-unreachable", difficulty="medium",
+        description="Train-then-eval pipeline: training saves outputs/llama2-13b-sft/checkpoint-6000 relative to the "
+                    "project root, the eval stage runs after `cd eval` with the same relative path, which does not "
+                    "exist there, so transformers treats it as a Hub repo id and fails with 'Incorrect path_or_model_id'.",
+        facts=dict(failure_step="6000"),
+        must_mention=["path", "cd eval"], secrets=["jdoe"]), {"pipeline.log": "\n".join(lines)})
+
+
+@case
+def hf_rank_timeout_srun_04():
+    rng = random.Random(704)
+    venv = "/opt/venvs/llm"
+    site = f"{venv}/lib/python3.10/site-packages"
+    clock = Clock("2024-08-27 09:58:31", rng)
+    pfx = lambda r: f"{r:>2}: "
+    hosts = lambda r: "gpu-b11" if r < 8 else "gpu-b12"
+    pids = {r: (301220 if r < 8 else 144870) + r % 8 for r in range(16)}
+    tok_name = "meta-llama/Meta-Llama-3.1-8B"
+    lines = [f"job 733104 (cpt-llama31-8b) nodes=gpu-b[11-12] ntasks=16 start={clock.iso()}",
+             "HF_HOME=/tmp/hf_home_733104 (node-local)",
+             "+ srun -l --ntasks-per-node=8 python -u cpt_train.py --init /shared/ckpt/llama31-8b-cpt/step_20000 --tokenizer meta-llama/Meta-Llama-3.1-8B --data /shared/data/code_mix_v2 --seq-len 8192"]
+    st = [[f"{pfx(r)}[{clock.ds(0.02, 0.3)}] rank {r}/16 on {hosts(r)} cuda:{r % 8} torch 2.3.1+cu121"] for r in range(16)]
+    lines += interleave(rng, st, 1)
+    clock.at(38)
+    lines += [f"{pfx(0)}[{clock.ds()}] loaded LlamaForCausalLM from /shared/ckpt/llama31-8b-cpt/step_20000 (8.03B params, bf16) in 37.6s",
+              f"{pfx(0)}{hosts(0)}:{pids[0]}:{pids[0]} [0] NCCL INFO Bootstrap : Using ens1f0np0:10.20.6.11<0>",
+              f"{pfx(0)}{hosts(0)}:{pids[0]}:{pids[0]} [0] NCCL INFO cudaDriverVersion 12040",
+              f"{pfx(0)}NCCL version 2.20.5+cuda12.4"]
+    ini = []
+    for r in range(16):
+        ini.append([f"{pfx(r)}{hosts(r)}:{pids[r]}:{pids[r] + 388} [{r % 8}] NCCL INFO Using network IB",
+                    f"{pfx(r)}{hosts(r)}:{pids[r]}:{pids[r] + 388} [{r % 8}] NCCL INFO comm 0x{0x5601d3e4a000 + r * 0x3c80:x} rank {r} nranks 16 cudaDev {r % 8} nvmlDev {r % 8} busId {BUSES_SXM4[r % 8][4:].lower()} commId 0x51d8a0c3e67b2f94 - Init COMPLETE"])
+    lines += interleave(rng, ini, 2)
+    lines.append(f"{pfx(0)}[{clock.ds(1, 2)}] DDP ready (broadcast of 8.03B params done), building data pipeline")
+    # tokenizer from the Hub; node-local cache is cold on both nodes
+    clock.at(2)
+    # gpu-b11 gets fast answers; from gpu-b12 the Hub answers slowly (see below)
+    lines += [f"{pfx(0)}tokenizer_config.json: 100%|██████████| 50.6k/50.6k [00:00<00:00, {rng.uniform(2.1, 9.8):.1f}MB/s]",
+              f"{pfx(0)}tokenizer.json: 100%|██████████| 9.09M/9.09M [00:00<00:00, 31.7MB/s]",
+              f"{pfx(0)}special_tokens_map.json: 100%|██████████| 73.0/73.0 [00:00<00:00, 412kB/s]"]
+    clock.at(10.3)
+    tb = ["Traceback (most recent call last):",
+          f'  File "{site}/urllib3/connectionpool.py", line 537, in _make_request',
+          "    response = conn.getresponse()",
+          f'  File "{site}/urllib3/connection.py", line 466, in getresponse',
+          "    httplib_response = super().getresponse()",
+          '  File "/usr/lib/python3.10/http/client.py", line 1375, in getresponse',
+          "    response.begin()",
+          '  File "/usr/lib/python3.10/http/client.py", line 318, in begin',
+          "    version, status, reason = self._read_status()",
+          '  File "/usr/lib/python3.10/http/client.py", line 279, in _read_status',
+          '    line = str(self.fp.readline(_MAXLINE + 1), "iso-8859-1")',
+          '  File "/usr/lib/python3.10/socket.py", line 705, in readinto',
+          "    return self._sock.recv_into(b)",
+          '  File "/usr/lib/python3.10/ssl.py", line 1303, in recv_into',
+          "    return self.read(nbytes, buffer)",
+          '  File "/usr/lib/python3.10/ssl.py", line 1159, in read',
+          "    return self._sslobj.read(len, buffer)",
+          "TimeoutError: The read operation timed out",
+          "",
+          "The above exception was the direct cause of the following exception:",
+          "",
+          "Traceback (most recent call last):",
+          f'  File "{site}/requests/adapters.py", line 667, in send',
+          "    resp = conn.urlopen(",
+          f'  File "{site}/urllib3/connectionpool.py", line 843, in urlopen',
+          "    retries = retries.increment(",
+          f'  File "{site}/urllib3/util/retry.py", line 474, in increment',
+          "    raise reraise(type(error), error, _stacktrace)",
+          f'  File "{site}/urllib3/util/util.py", line 39, in reraise',
+          "    raise value",
+          f'  File "{site}/urllib3/connectionpool.py", line 789, in urlopen',
+          "    response = self._make_request(",
+          f'  File "{site}/urllib3/connectionpool.py", line 538, in _make_request',
+          "    self._raise_timeout(err=e, url=url, timeout_value=read_timeout)",
+          f'  File "{site}/urllib3/connectionpool.py", line 369, in _raise_timeout',
+          "    raise ReadTimeoutError(",
+          "urllib3.exceptions.ReadTimeoutError: HTTPSConnectionPool(host='huggingface.co', port=443): Read timed out. (read timeout=10)",
+          "",
+          "During handling of the above exception, another exception occurred:",
+          "",
+          "Traceback (most recent call last):",
+          f'  File "{site}/huggingface_hub/file_download.py", line 1722, in _get_metadata_or_catch_error',
+          "    metadata = get_hf_file_metadata(url=url, proxies=proxies, timeout=etag_timeout, headers=headers)",
+          f'  File "{site}/huggingface_hub/utils/_validators.py", line 114, in _inner_fn',
+          "    return fn(*args, **kwargs)",
+          f'  File "{site}/huggingface_hub/file_download.py", line 1645, in get_hf_file_metadata',
+          "    r = _request_wrapper(",
+          f'  File "{site}/huggingface_hub/file_download.py", line 372, in _request_wrapper',
+          "    response = _request_wrapper(",
+          f'  File "{site}/huggingface_hub/file_download.py", line 395, in _request_wrapper',
+          "    response = get_session().request(method=method, url=url, **params)",
+          f'  File "{site}/requests/sessions.py", line 589, in request',
+          "    resp = self.send(prep, **send_kwargs)",
+          f'  File "{site}/requests/sessions.py", line 703, in send',
+          "    r = adapter.send(request, **kwargs)",
+          f'  File "{site}/huggingface_hub/utils/_http.py", line 66, in send',
+          "    return super().send(request, *args, **kwargs)",
+          f'  File "{site}/requests/adapters.py", line 713, in send',
+          "    raise ReadTimeout(e, request=request)",
+          f"requests.exceptions.ReadTimeout: (ReadTimeoutError(\"HTTPSConnectionPool(host='huggingface.co', port=443): Read timed out. (read timeout=10)\"), '(Request ID: {hex_token(rng, 8)}-{hex_token(rng, 4)}-{hex_token(rng, 4)}-{hex_token(rng, 4)}-{hex_token(rng, 12)})')",
+          "",
+          "The above exception was the direct cause of the following exception:",
+          "",
+          "Traceback (most recent call last):",
+          f'  File "{site}/transformers/utils/hub.py", line 402, in cached_file',
+          "    resolved_file = hf_hub_download(",
+          f'  File "{site}/huggingface_hub/utils/_deprecation.py", line 101, in inner_f',
+          "    return f(*args, **kwargs)",
+          f'  File "{site}/huggingface_hub/utils/_validators.py", line 114, in _inner_fn',
+          "    return fn(*args, **kwargs)",
+          f'  File "{site}/huggingface_hub/file_download.py", line 1221, in hf_hub_download',
+          "    return _hf_hub_download_to_cache_dir(",
+          f'  File "{site}/huggingface_hub/file_download.py", line 1325, in _hf_hub_download_to_cache_dir',
+          "    _raise_on_head_call_error(head_call_error, force_download, local_files_only)",
+          f'  File "{site}/huggingface_hub/file_download.py", line 1826, in _raise_on_head_call_error',
+          "    raise LocalEntryNotFoundError(",
+          "huggingface_hub.errors.LocalEntryNotFoundError: An error happened while trying to locate the file on the Hub and we cannot find the requested files in the local cache. Please check your connection and try again or make sure your Internet connection is on.",
+          "",
+          "The above exception was the direct cause of the following exception:",
+          "",
+          "Traceback (most recent call last):",
+          '  File "/shared/proj/cpt/cpt_train.py", line 412, in <module>',
+          "    main(parse_args())",
+          '  File "/shared/proj/cpt/cpt_train.py", line 201, in main',
+          "    train_loader = build_loader(args, rank, world_size)",
+          '  File "/shared/proj/cpt/data.py", line 57, in build_loader',
+          "    tok = AutoTokenizer.from_pretrained(args.tokenizer)",
+          f'  File "{site}/transformers/models/auto/tokenization_auto.py", line 854, in from_pretrained',
+          "    tokenizer_config = get_tokenizer_config(pretrained_model_name_or_path, **kwargs)",
+          f'  File "{site}/transformers/models/auto/tokenization_auto.py", line 686, in get_tokenizer_config',
+          "    resolved_config_file = cached_file(",
+          f'  File "{site}/transformers/utils/hub.py", line 445, in cached_file',
+          "    raise EnvironmentError(",
+          f"OSError: We couldn't connect to 'https://huggingface.co' to load this file, couldn't find it in the cached files and it looks like {tok_name} is not the path to a directory containing a file named tokenizer_config.json.",
+          "Checkout your internet connection or see how to run the library in offline mode at 'https://huggingface.co/docs/transformers/installation#offline-mode'."]
+    lines += [pfx(11) + ln for ln in tb]
+    lines += [f"{pfx(8)}tokenizer_config.json: 100%|██████████| 50.6k/50.6k [00:00<00:00, 1.2MB/s]",
+              f"{pfx(8)}tokenizer.json: 100%|██████████| 9.09M/9.09M [00:04<00:00, 2.11MB/s]",
+              f"{pfx(8)}special_tokens_map.json: 100%|██████████| 73.0/73.0 [00:00<00:00, 96.4kB/s]"]
+    clock.at(0.9)
+    lines.append("srun: error: gpu-b12: task 11: Exited with exit code 1")
+    for r in (0, 8):
+        lines.append(f"{pfx(r)}[{clock.ds(0.5, 1.5)}] data: 48 shards, 1,912,604 sequences of 8192 tokens, 37357 steps/epoch")
+    lines.append(f"{pfx(0)}[{clock.ds(3, 5)}] step 0 starting (global batch 128 x 8192 tokens, lr warmup 500)")
+    clock.at(1800.4)
+    wd = []
+    for r in [r for r in range(16) if r != 11]:
+        ran = 1800000 + rng.randint(60, 700)
+        msg = f"[Rank {r}] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=3, OpType=ALLREDUCE, NumelIn=134217728, NumelOut=134217728, Timeout(ms)=1800000) ran for {ran} milliseconds before timing out."
+        wd.append([f"{pfx(r)}[rank{r}]:[E ProcessGroupNCCL.cpp:563] {msg}",
+                   f"{pfx(r)}[rank{r}]:[E ProcessGroupNCCL.cpp:1537] [PG 0 Rank {r}] Timeout at NCCL work: 3, last enqueued NCCL work: 3, last completed NCCL work: 2.",
+                   f"{pfx(r)}[rank{r}]:[E ProcessGroupNCCL.cpp:577] [Rank {r}] Some NCCL operations have failed or timed out. Due to the asynchronous nature of CUDA kernels, subsequent GPU operations might run on corrupted/incomplete data.",
+                   f"{pfx(r)}[rank{r}]:[E ProcessGroupNCCL.cpp:583] [Rank {r}] To avoid data inconsistency, we are taking the entire process down.",
+                   f"{pfx(r)}[rank{r}]:[E ProcessGroupNCCL.cpp:1414] [PG 0 Rank {r}] Process group watchdog thread terminated with exception: {msg}",
+                   f"{pfx(r)}terminate called after throwing an instance of 'c10::DistBackendError'",
+                   f"{pfx(r)}  what():  [PG 0 Rank {r}] Process group watchdog thread terminated with exception: {msg}"])
+    lines += interleave(rng, wd, 2)
+    clock.at(4)
+    lines += ["srun: error: gpu-b11: tasks 0-7: Aborted (core dumped)",
+              "srun: error: gpu-b12: tasks 8-10,12-15: Aborted (core dumped)",
+              f"job 733104 end={clock.iso()} exit=134"]
+    write_case("hf-hub-unreachable-rank-timeout-srun-04", dict(
+        label="hf-hub-unreachable", difficulty="hard",
+        description="16-rank srun continued pre-training: each rank loads the tokenizer from the Hub into a cold "
+                    "node-local HF_HOME; rank 11's HEAD request times out and it exits with 'We couldn't connect to "
+                    "huggingface.co'. The other 15 ranks enter the first all-reduce and die 30 minutes later with NCCL "
+                    "watchdog timeouts that end the log.",
+        initiating_rank=11,
+        facts=dict(torch_version="2.3.1", cuda_version="12.1", nccl_version="2.20.5", launcher="srun",
+                   world_size="16", num_nodes="2"),
+        must_mention=["rank 11", "huggingface.co"]), {"slurm-733104.out": "\n".join(lines)})
+
+
+# ================================================================================================================
+# vllm-kv-cache-too-small
+# ================================================================================================================
+
+def with_carets(frames: list[str]) -> list[str]:
+    """Add Python 3.11+/3.12 caret lines under single-line call expressions, as the interpreter prints them."""
+    out = []
+    for ln in frames:
+        out.append(ln)
+        if ln.lstrip().startswith(("File ", "Traceback", "^")) or not ln.startswith("    "):
+            continue
+        code = ln.strip()
+        if code.endswith(("(", ",", "[", ":")) or code.startswith(("raise ", "for ", "if ", "async with ", "with ")):
+            continue
+        indent = len(ln) - len(ln.lstrip())
+        start = 0
+        if code.startswith("return "):
+            start = len("return ")
+        elif code.startswith("await "):
+            start = len("await ")
+        else:
+            eq = code.find(" = ")
+            par = code.find("(")
+            if eq != -1 and (par == -1 or eq < par):
+                start = eq + 3
+        seg = code[start:]
+        if start == 0 or "(" not in seg:
+            continue
+        out.append(" " * (indent + start) + "^" * len(seg))
+    return out
+
+
+@case
+def kv_mistral_a10g_01():
+    rng = random.Random(801)
+    site = "/home/ubuntu/.venvs/vllm/lib/python3.10/site-packages"
+    clock = Clock("2024-05-09 11:02:09", rng)
+    model = "mistralai/Mistral-7B-Instruct-v0.2"
+    v = lambda lvl="INFO", lo=0.01, hi=0.3: f"{lvl} {clock.vllm(lo, hi)}"
+    lines = [f"(vllm) ubuntu@ip-172-31-20-144:~/synth$ python gen_synthetic.py --model {model} --prompts data/seed_prompts.jsonl --n 4 --out data/synth_v2.jsonl",
+             f"[gen] loading prompts: 12,400 seeds",
+             f"{v(lo=2, hi=3)} llm_engine.py:100] Initializing an LLM engine (v0.4.2) with config: model='{model}', speculative_config=None, tokenizer='{model}', skip_tokenizer_init=False, tokenizer_mode=auto, revision=None, tokenizer_revision=None, trust_remote_code=False, dtype=torch.bfloat16, max_seq_len=32768, download_dir=None, load_format=LoadFormat.AUTO, tensor_parallel_size=1, disable_custom_all_reduce=False, quantization=None, enforce_eager=False, kv_cache_dtype=auto, quantization_param_path=None, device_config=cuda, decoding_config=DecodingConfig(guided_decoding_backend='outlines'), seed=1234, served_model_name={model})",
+             f"{v(lo=0.5, hi=1)} utils.py:660] Found nccl from library /home/ubuntu/.config/vllm/nccl/cu12/libnccl.so.2.18.1",
+             f"{v(lo=1, hi=2)} selector.py:81] Cannot use FlashAttention-2 backend because the flash_attn package is not found. Please install it for better performance.",
+             f"{v()} selector.py:32] Using XFormers backend.",
+             f"{v(lo=1, hi=2)} weight_utils.py:199] Using model weights format ['*.safetensors']",
+             f"{v(lo=5, hi=7)} model_runner.py:175] Loading model weights took 13.4966 GB",
+             f"{v(lo=2, hi=3)} gpu_executor.py:114] # GPU blocks: 1638, # CPU blocks: 2048"]
+    lines += ["Traceback (most recent call last):",
+              '  File "/home/ubuntu/synth/gen_synthetic.py", line 31, in <module>',
+              '    llm = LLM(model=args.model, dtype="bfloat16", seed=1234)',
+              f'  File "{site}/vllm/entrypoints/llm.py", line 123, in __init__',
+              "    self.llm_engine = LLMEngine.from_engine_args(",
+              f'  File "{site}/vllm/engine/llm_engine.py", line 292, in from_engine_args',
+              "    engine = cls(",
+              f'  File "{site}/vllm/engine/llm_engine.py", line 172, in __init__',
+              "    self._initialize_kv_caches()",
+              f'  File "{site}/vllm/engine/llm_engine.py", line 262, in _initialize_kv_caches',
+              "    self.model_executor.initialize_cache(num_gpu_blocks, num_cpu_blocks)",
+              f'  File "{site}/vllm/executor/gpu_executor.py", line 117, in initialize_cache',
+              "    self.driver_worker.initialize_cache(num_gpu_blocks, num_cpu_blocks)",
+              f'  File "{site}/vllm/worker/worker.py", line 172, in initialize_cache',
+              "    raise_if_cache_size_invalid(num_gpu_blocks,",
+              f'  File "{site}/vllm/worker/worker.py", line 336, in raise_if_cache_size_invalid',
+              "    raise ValueError(",
+              "ValueError: The model's max seq len (32768) is larger than the maximum number of tokens that can be stored in KV cache (26208). Try increasing `gpu_memory_utilization` or decreasing `max_model_len` when initializing the engine.",
+              "(vllm) ubuntu@ip-172-31-20-144:~/synth$ "]
+    smi = nvidia_smi("Thu May  9 11:01:58 2024", "535.161.07", "12.2",
+                     [gpu("A10G", 23028, "00000000:00:1E.0", rng, cap=300, fan="0%", perf="P8", pwr=17, used=0)], style="535")
+    pre = ["(vllm) ubuntu@ip-172-31-20-144:~/synth$ nvidia-smi"] + smi.split("\n")
+    write_case("vllm-kv-cache-too-small-mistral-a10g-01", dict(
+        label="vllm-kv-cache-too-small", difficulty="easy",
+        description="Offline vLLM 0.4.2 generation with Mistral-7B-Instruct-v0.2 on an empty 24 GB A10G: max_model_len "
+                    "defaults to 32768 but only 1638 blocks (26208 tokens) fit after weights and profiling.",
+        facts=dict(gpu_model="A10G", driver_version="535.161.07", launcher="python", gpu_count="1"),
+        must_mention=["max_model_len"]), {"gen.log": "\n".join(pre + lines)})
+
+
+@case
+def kv_llama31_v1_l4_02():
+    rng = random.Random(802)
+    site = "/usr/local/lib/python3.12/dist-packages"
+    clock = Clock("2025-05-02 14:03:09", rng)
+    model = "meta-llama/Llama-3.1-8B-Instruct"
+    pid = 1
+    core_pid = 233
+
+    def v(lvl="INFO", src="", lo=0.01, hi=0.3, p=None):
+        t = clock.vllm(lo, hi)
+        pre = f"(EngineCore_0 pid={core_pid}) " if p == "core" else ""
+        return f"{pre}{lvl} {t} [{src}]"
+
+    lines = [f"{v(src='__init__.py:239', lo=1, hi=2)} Automatically detected platform cuda.",
+             f"{v(src='api_server.py:1043', lo=2, hi=3)} vLLM API server version 0.8.5",
+             f"{v(src='api_server.py:1044')} args: Namespace(subparser='serve', model_tag='{model}', config='', host=None, port=8000, uvicorn_log_level='info', disable_uvicorn_access_log=False, allow_credentials=False, allowed_origins=['*'], allowed_methods=['*'], allowed_headers=['*'], api_key=None, lora_modules=None, prompt_adapters=None, chat_template=None, chat_template_content_format='auto', response_role='assistant', ssl_keyfile=None, ssl_certfile=None, ssl_ca_certs=None, enable_ssl_refresh=False, ssl_cert_reqs=0, root_path=None, middleware=[], return_tokens_as_token_ids=False, disable_frontend_multiprocessing=False, enable_request_id_headers=False, enable_auto_tool_choice=False, tool_call_parser=None, tool_parser_plugin='', model='{model}', task='auto', tokenizer=None, hf_config_path=None, skip_tokenizer_init=False, revision=None, code_revision=None, tokenizer_revision=None, tokenizer_mode='auto', trust_remote_code=False, allowed_local_media_path=None, load_format='auto', download_dir=None, model_loader_extra_config={{}}, use_tqdm_on_load=True, config_format=<ConfigFormat.AUTO: 'auto'>, dtype='auto', max_model_len=None, guided_decoding_backend='auto', logits_processor_pattern=None, model_impl='auto', distributed_executor_backend=None, pipeline_parallel_size=1, tensor_parallel_size=1, data_parallel_size=1, enable_expert_parallel=False, max_parallel_loading_workers=None, ray_workers_use_nsight=False, disable_custom_all_reduce=False, block_size=None, gpu_memory_utilization=0.9, swap_space=4, kv_cache_dtype='auto', num_gpu_blocks_override=None, enable_prefix_caching=None, prefix_caching_hash_algo='builtin', cpu_offload_gb=0, calculate_kv_scales=False, disable_sliding_window=False, use_v2_block_manager=True, seed=None, max_logprobs=20, disable_log_stats=False, quantization=None, rope_scaling=None, rope_theta=None, hf_token=None, hf_overrides=None, enforce_eager=False, max_seq_len_to_capture=8192, max_num_batched_tokens=None, max_num_seqs=None, max_num_partial_prefills=1, max_long_partial_prefills=1, long_prefill_token_threshold=0, num_lookahead_slots=0, scheduler_delay_factor=0.0, preemption_mode=None, num_scheduler_steps=1, multi_step_stream_outputs=True, scheduling_policy='fcfs', enable_chunked_prefill=None, disable_chunked_mm_input=False, scheduler_cls='vllm.core.scheduler.Scheduler', served_model_name=['llama31-8b'], disable_async_output_proc=False, speculative_config=None, additional_config=None, enable_reasoning=False, reasoning_parser=None, disable_log_requests=True, max_log_len=None, disable_fastapi_docs=False, enable_prompt_tokens_details=False, enable_server_load_tracking=False, dispatch_function=<function ServeSubcommand.cmd at 0x7f0c1a7b2ca0>)",
+             f"{v(src='config.py:717', lo=6, hi=8)} This model supports multiple tasks: {{'generate', 'embed', 'score', 'reward', 'classify'}}. Defaulting to 'generate'.",
+             f"{v(src='config.py:2003')} Chunked prefill is enabled with max_num_batched_tokens=8192.",
+             f"{v(src='__init__.py:239', p='core', lo=3, hi=4)} Automatically detected platform cuda.",
+             f"{v(src='core.py:58', p='core', lo=1, hi=2)} Initializing a V1 LLM engine (v0.8.5) with config: model='{model}', speculative_config=None, tokenizer='{model}', skip_tokenizer_init=False, tokenizer_mode=auto, revision=None, override_neuron_config=None, tokenizer_revision=None, trust_remote_code=False, dtype=torch.bfloat16, max_seq_len=131072, download_dir=None, load_format=LoadFormat.AUTO, tensor_parallel_size=1, pipeline_parallel_size=1, disable_custom_all_reduce=False, quantization=None, enforce_eager=False, kv_cache_dtype=auto,  device_config=cuda, decoding_config=DecodingConfig(guided_decoding_backend='auto', reasoning_backend=None), observability_config=ObservabilityConfig(show_hidden_metrics=False, otlp_traces_endpoint=None, collect_model_forward_time=False, collect_model_execute_time=False), seed=None, served_model_name=llama31-8b, num_scheduler_steps=1, multi_step_stream_outputs=True, enable_prefix_caching=True, chunked_prefill_enabled=True, use_async_output_proc=True, disable_mm_preprocessor_cache=False, mm_processor_kwargs=None, pooler_config=None, compilation_config={{\"level\":3,\"custom_ops\":[\"none\"],\"splitting_ops\":[\"vllm.unified_attention\",\"vllm.unified_attention_with_output\"],\"use_inductor\":true,\"compile_sizes\":[],\"use_cudagraph\":true,\"cudagraph_num_of_warmups\":1,\"cudagraph_capture_sizes\":[512,504,496,488,480,472,464,456,448,440,432,424,416,408,400,392,384,376,368,360,352,344,336,328,320,312,304,296,288,280,272,264,256,248,240,232,224,216,208,200,192,184,176,168,160,152,144,136,128,120,112,104,96,88,80,72,64,56,48,40,32,24,16,8,4,2,1],\"max_capture_size\":512}}",
+             f"{v(lvl='WARNING', src='utils.py:2522', p='core')} Methods determine_num_available_blocks,device_config,get_cache_block_size_bytes,initialize_cache not implemented in <vllm.v1.worker.gpu_worker.Worker object at 0x7f3a5d1c2de0>",
+             f"{v(src='parallel_state.py:1004', p='core', lo=0.5, hi=1)} rank 0 in world size 1 is assigned as DP rank 0, PP rank 0, TP rank 0",
+             f"{v(src='cuda.py:221', p='core')} Using Flash Attention backend on V1 engine.",
+             f"{v(lvl='WARNING', src='topk_topp_sampler.py:69', p='core')} FlashInfer is not available. Falling back to the PyTorch-native implementation of top-p & top-k sampling. For the best performance, please install FlashInfer.",
+             f"{v(src='gpu_model_runner.py:1329', p='core')} Starting to load model {model}...",
+             f"{v(src='weight_utils.py:265', p='core', lo=1, hi=2)} Using model weights format ['*.safetensors']",
+             f"(EngineCore_0 pid={core_pid}) Loading safetensors checkpoint shards:   0% Completed | 0/4 [00:00<?, ?it/s]",
+             f"(EngineCore_0 pid={core_pid}) Loading safetensors checkpoint shards:  25% Completed | 1/4 [00:01<00:04,  1.52s/it]",
+             f"(EngineCore_0 pid={core_pid}) Loading safetensors checkpoint shards:  50% Completed | 2/4 [00:02<00:02,  1.11s/it]",
+             f"(EngineCore_0 pid={core_pid}) Loading safetensors checkpoint shards:  75% Completed | 3/4 [00:03<00:01,  1.18s/it]",
+             f"(EngineCore_0 pid={core_pid}) Loading safetensors checkpoint shards: 100% Completed | 4/4 [00:03<00:00,  1.02it/s]",
+             f"(EngineCore_0 pid={core_pid}) Loading safetensors checkpoint shards: 100% Completed | 4/4 [00:03<00:00,  1.08it/s]",
+             f"(EngineCore_0 pid={core_pid}) ",
+             f"{v(src='loader.py:458', p='core', lo=3, hi=4)} Loading weights took 3.79 seconds",
+             f"{v(src='gpu_model_runner.py:1347', p='core')} Model loading took 14.9889 GiB and 4.412891 seconds",
+             f"{v(src='backends.py:420', p='core', lo=4, hi=6)} Using cache directory: /root/.cache/vllm/torch_compile_cache/5c1f0a9e3b/rank_0_0 for vLLM's torch.compile",
+             f"{v(src='backends.py:430', p='core')} Dynamo bytecode transform time: 6.07 s",
+             f"{v(src='backends.py:136', p='core', lo=2, hi=3)} Cache the graph of shape None for later use",
+             f"{v(src='backends.py:148', p='core', lo=20, hi=22)} Compiling a graph for general shape takes 21.38 s",
+             f"{v(src='monitor.py:33', p='core', lo=1, hi=2)} torch.compile takes 27.45 s in total",
+             f"{v(src='gpu_worker.py:184', p='core', lo=1, hi=2)} Available KV cache memory: 4.21 GiB"]
+    err = ["Traceback (most recent call last):",
+           f'  File "{site}/vllm/v1/engine/core.py", line 387, in run_engine_core',
+           "    engine_core = EngineCoreProc(*args, **kwargs)",
+           f'  File "{site}/vllm/v1/engine/core.py", line 329, in __init__',
+           "    super().__init__(vllm_config, executor_class, log_stats,",
+           f'  File "{site}/vllm/v1/engine/core.py", line 71, in __init__',
+           "    self._initialize_kv_caches(vllm_config)",
+           f'  File "{site}/vllm/v1/engine/core.py", line 133, in _initialize_kv_caches',
+           "    kv_cache_configs = [",
+           f'  File "{site}/vllm/v1/core/kv_cache_utils.py", line 699, in get_kv_cache_config',
+           "    check_enough_kv_cache_memory(vllm_config, kv_cache_spec, available_memory)",
+           f'  File "{site}/vllm/v1/core/kv_cache_utils.py", line 527, in check_enough_kv_cache_memory',
+           "    raise ValueError(",
+           "ValueError: To serve at least one request with the models's max seq len (131072), (16.00 GiB KV cache is needed, which is larger than the available KV cache memory (4.21 GiB). Try increasing `gpu_memory_utilization` or decreasing `max_model_len` when initializing the engine."]
+    err = with_carets(err)
+    t = clock.vllm(1, 2)
+    lines += [f"(EngineCore_0 pid={core_pid}) ERROR {t} [core.py:396] EngineCore failed to start."]
+    lines += [f"(EngineCore_0 pid={core_pid}) ERROR {t} [core.py:396] {ln}" for ln in err]
+    lines += [f"(EngineCore_0 pid={core_pid}) Process EngineCore_0:",
+              f"(EngineCore_0 pid={core_pid}) Traceback (most recent call last):",
+              f'(EngineCore_0 pid={core_pid})   File "/usr/lib/python3.12/multiprocessing/process.py", line 314, in _bootstrap',
+              f"(EngineCore_0 pid={core_pid})     self.run()",
+              f'(EngineCore_0 pid={core_pid})   File "/usr/lib/python3.12/multiprocessing/process.py", line 108, in run',
+              f"(EngineCore_0 pid={core_pid})     self._target(*self._args, **self._kwargs)",
+              f'(EngineCore_0 pid={core_pid})   File "{site}/vllm/v1/engine/core.py", line 400, in run_engine_core',
+              f"(EngineCore_0 pid={core_pid})     raise e"]
+    lines += [f"(EngineCore_0 pid={core_pid}) {ln}" for ln in err[1:]]
+    lines.append(f"[rank0]:[W502 {clock.vllm(0.3, 0.5)[6:]}.431219127 ProcessGroupNCCL.cpp:1496] Warning: WARNING: destroy_process_group() was not called before program exit, which can leak resources. For more info, please see https://pytorch.org/docs/stable/distributed.html#shutdown (function operator())")
+    front = ["Traceback (most recent call last):",
+             '  File "/usr/local/bin/vllm", line 10, in <module>',
+             "    sys.exit(main())",
+             f'  File "{site}/vllm/entrypoints/cli/main.py", line 53, in main',
+             "    args.dispatch_function(args)",
+             f'  File "{site}/vllm/entrypoints/cli/serve.py", line 27, in cmd',
+             "    uvloop.run(run_server(args))",
+             f'  File "{site}/uvloop/__init__.py", line 109, in run',
+             "    return __asyncio.run(",
+             '  File "/usr/lib/python3.12/asyncio/runners.py", line 195, in run',
+             "    return runner.run(main)",
+             '  File "/usr/lib/python3.12/asyncio/runners.py", line 118, in run',
+             "    return self._loop.run_until_complete(task)",
+             '  File "uvloop/loop.pyx", line 1518, in uvloop.loop.Loop.run_until_complete',
+             f'  File "{site}/uvloop/__init__.py", line 61, in wrapper',
+             "    return await main",
+             f'  File "{site}/vllm/entrypoints/openai/api_server.py", line 1078, in run_server',
+             "    async with build_async_engine_client(args) as engine_client:",
+             '  File "/usr/lib/python3.12/contextlib.py", line 210, in __aenter__',
+             "    return await anext(self.gen)",
+             f'  File "{site}/vllm/entrypoints/openai/api_server.py", line 146, in build_async_engine_client',
+             "    async with build_async_engine_client_from_engine_args(",
+             '  File "/usr/lib/python3.12/contextlib.py", line 210, in __aenter__',
+             "    return await anext(self.gen)",
+             f'  File "{site}/vllm/entrypoints/openai/api_server.py", line 178, in build_async_engine_client_from_engine_args',
+             "    async_llm = AsyncLLM.from_vllm_config(",
+             f'  File "{site}/vllm/v1/engine/async_llm.py", line 150, in from_vllm_config',
+             "    return cls(",
+             f'  File "{site}/vllm/v1/engine/async_llm.py", line 118, in __init__',
+             "    self.engine_core = core_client_class(",
+             f'  File "{site}/vllm/v1/engine/core_client.py", line 642, in __init__',
+             "    super().__init__(",
+             f'  File "{site}/vllm/v1/engine/core_client.py", line 398, in __init__',
+             "    self._wait_for_engine_startup()",
+             f'  File "{site}/vllm/v1/engine/core_client.py", line 430, in _wait_for_engine_startup',
+             '    raise RuntimeError("Engine core initialization failed. "',
+             "RuntimeError: Engine core initialization failed. See root cause above."]
+    lines += with_carets(front)
+    hdr = ["ubuntu@g6-xlarge-serve:~$ vllm serve meta-llama/Llama-3.1-8B-Instruct --served-model-name llama31-8b --disable-log-requests"]
+    write_case("vllm-kv-cache-too-small-llama31-v1-l4-02", dict(
+        label="vllm-kv-cache-too-small", difficulty="medium",
+        description="vLLM 0.8.5 (V1 engine) serving Llama-3.1-8B-Instruct on a 24 GB L4 without --max-model-len: "
+                    "one 131072-token request needs 16 GiB of KV cache but only 4.21 GiB is available; the engine "
+                    "core dies and the API server ends with the generic 'Engine core initialization failed'.",
+        facts=dict(launcher="python"),
+        must_mention=["max-model-len", "131072"]), {"vllm.log": "\n".join(hdr + lines)})
+
+
+@case
+def kv_llama70b_ray_tp4_03():
+    rng = random.Random(803)
+    site = "/usr/local/lib/python3.10/dist-packages"
+    clock = Clock("2024-07-25 10:09:41", rng)
+    model = "meta-llama/Meta-Llama-3.1-70B-Instruct"
+    workers = [48812, 48957, 49101]
+    v = lambda lvl="INFO", lo=0.01, hi=0.3: f"{lvl} {clock.vllm(lo, hi)}"
+    rw = lambda pid, lvl="INFO", lo=0.0, hi=0.05: f"(RayWorkerWrapper pid={pid}) {lvl} {clock.vllm(lo, hi)}"
+    smi = nvidia_smi("Thu Jul 25 10:09:38 2024", "550.90.07", "12.4",
+                     [gpu("L40S", 46068, b, rng, cap=350, used=1, pm="On") for b in BUSES_8[:4]], style="550")
+    lines = ["+ nvidia-smi"] + smi.split("\n")
+    lines += [f"+ python3 -m vllm.entrypoints.openai.api_server --model {model} --tensor-parallel-size 4 --distributed-executor-backend ray --gpu-memory-utilization 0.90 --port 8000",
+              f"{v(lo=3, hi=4)} api_server.py:219] vLLM API server version 0.5.3.post1",
+              f"{v()} api_server.py:220] args: Namespace(host=None, port=8000, uvicorn_log_level='info', allow_credentials=False, allowed_origins=['*'], allowed_methods=['*'], allowed_headers=['*'], api_key=None, lora_modules=None, prompt_adapters=None, chat_template=None, response_role='assistant', ssl_keyfile=None, ssl_certfile=None, ssl_ca_certs=None, ssl_cert_reqs=0, root_path=None, middleware=[], return_tokens_as_token_ids=False, model='{model}', tokenizer=None, skip_tokenizer_init=False, revision=None, code_revision=None, tokenizer_revision=None, tokenizer_mode='auto', trust_remote_code=False, download_dir=None, load_format='auto', dtype='auto', kv_cache_dtype='auto', quantization_param_path=None, max_model_len=None, guided_decoding_backend='outlines', distributed_executor_backend='ray', worker_use_ray=False, pipeline_parallel_size=1, tensor_parallel_size=4, max_parallel_loading_workers=None, ray_workers_use_nsight=False, block_size=16, enable_prefix_caching=False, disable_sliding_window=False, use_v2_block_manager=False, num_lookahead_slots=0, seed=0, swap_space=4, cpu_offload_gb=0, gpu_memory_utilization=0.9, num_gpu_blocks_override=None, max_num_batched_tokens=None, max_num_seqs=256, max_logprobs=20, disable_log_stats=False, quantization=None, rope_scaling=None, rope_theta=None, enforce_eager=False, max_context_len_to_capture=None, max_seq_len_to_capture=8192, disable_custom_all_reduce=False, tokenizer_pool_size=0, tokenizer_pool_type='ray', tokenizer_pool_extra_config=None, enable_lora=False, max_loras=1, max_lora_rank=16, lora_extra_vocab_size=256, lora_dtype='auto', long_lora_scaling_factors=None, max_cpu_loras=None, fully_sharded_loras=False, enable_prompt_adapter=False, max_prompt_adapters=1, max_prompt_adapter_token=0, device='auto', scheduler_delay_factor=0.0, enable_chunked_prefill=None, speculative_model=None, num_speculative_tokens=None, speculative_draft_tensor_parallel_size=None, speculative_max_model_len=None, speculative_disable_by_batch_size=None, ngram_prompt_lookup_max=None, ngram_prompt_lookup_min=None, spec_decoding_acceptance_method='rejection_sampler', typical_acceptance_sampler_posterior_threshold=None, typical_acceptance_sampler_posterior_alpha=None, disable_logprobs_during_spec_decoding=None, model_loader_extra_config=None, ignore_patterns=[], preemption_mode=None, served_model_name=None, qlora_adapter_name_or_path=None, otlp_traces_endpoint=None, engine_use_ray=False, disable_log_requests=False, max_log_len=None)",
+              f"{clock.t.strftime('%Y-%m-%d %H:%M:%S')},{rng.randint(100, 999)}\tINFO worker.py:1781 -- Started a local Ray instance. View the dashboard at \x1b[1m\x1b[32m127.0.0.1:8265 \x1b[39m\x1b[22m",
+              f"{v(lo=2, hi=3)} llm_engine.py:176] Initializing an LLM engine (v0.5.3.post1) with config: model='{model}', speculative_config=None, tokenizer='{model}', skip_tokenizer_init=False, tokenizer_mode=auto, revision=None, rope_scaling=None, rope_theta=None, tokenizer_revision=None, trust_remote_code=False, dtype=torch.bfloat16, max_seq_len=131072, download_dir=None, load_format=LoadFormat.AUTO, tensor_parallel_size=4, pipeline_parallel_size=1, disable_custom_all_reduce=False, quantization=None, enforce_eager=False, kv_cache_dtype=auto, quantization_param_path=None, device_config=cuda, decoding_config=DecodingConfig(guided_decoding_backend='outlines'), observability_config=ObservabilityConfig(otlp_traces_endpoint=None), seed=0, served_model_name={model}, use_v2_block_manager=False, enable_prefix_caching=False)",
+              f"{v(lo=4, hi=6)} utils.py:784] Found nccl from library libnccl.so.2"]
+    for p in workers:
+        lines.append(f"{rw(p)} utils.py:784] Found nccl from library libnccl.so.2")
+    lines.append(f"{v()} pynccl.py:63] vLLM is using nccl==2.20.5")
+    for p in workers:
+        lines.append(f"{rw(p)} pynccl.py:63] vLLM is using nccl==2.20.5")
+    lines.append(f"{v(lo=1, hi=2)} custom_all_reduce_utils.py:232] reading GPU P2P access cache from /root/.cache/vllm/gpu_p2p_access_cache_for_0,1,2,3.json")
+    for p in workers:
+        lines.append(f"{rw(p)} custom_all_reduce_utils.py:232] reading GPU P2P access cache from /root/.cache/vllm/gpu_p2p_access_cache_for_0,1,2,3.json")
+    lines.append(f"{v('WARNING')} custom_all_reduce.py:127] Custom allreduce is disabled because your platform lacks GPU P2P capability or P2P test failed. To silence this warning, specify disable_custom_all_reduce=True explicitly.")
+    for p in workers:
+        lines.append(f"{rw(p, 'WARNING')} custom_all_reduce.py:127] Custom allreduce is disabled because your platform lacks GPU P2P capability or P2P test failed. To silence this warning, specify disable_custom_all_reduce=True explicitly.")
+    lines.append(f"{v()} model_runner.py:680] Starting to load model {model}...")
+    for p in workers:
+        lines.append(f"{rw(p)} model_runner.py:680] Starting to load model {model}...")
+    lines.append(f"{v(lo=0.5, hi=1)} weight_utils.py:224] Using model weights format ['*.safetensors']")
+    for p in workers:
+        lines.append(f"{rw(p)} weight_utils.py:224] Using model weights format ['*.safetensors']")
+    shards = 30
+    prog = []
+    for i in range(0, shards + 1, 3):
+        prog.append(f"Loading safetensors checkpoint shards: {int(i / shards * 100):3d}% Completed | {i}/{shards} [{int(i * 2.4) // 60:02d}:{int(i * 2.4) % 60:02d}<{int((shards - i) * 2.4) // 60:02d}:{int((shards - i) * 2.4) % 60:02d},  2.41s/it]")
+    lines += prog
+    lines.append("")
+    clock.at(72)
+    lines.append(f"{v()} model_runner.py:692] Loading model weights took 32.8894 GB")
+    for p in workers:
+        lines.append(f"{rw(p, lo=0.3, hi=1.5)} model_runner.py:692] Loading model weights took 32.8894 GB")
+    lines.append(f"{v(lo=9, hi=12)} distributed_gpu_executor.py:56] # GPU blocks: 4301, # CPU blocks: 3276")
+    tb = ["Traceback (most recent call last):",
+          f'  File "{site}/vllm/worker/worker_base.py", line 374, in execute_method',
+          "    return executor(*args, **kwargs)",
+          f'  File "{site}/vllm/worker/worker.py", line 214, in initialize_cache',
+          "    raise_if_cache_size_invalid(num_gpu_blocks,",
+          f'  File "{site}/vllm/worker/worker.py", line 374, in raise_if_cache_size_invalid',
+          "    raise ValueError(",
+          "ValueError: The model's max seq len (131072) is larger than the maximum number of tokens that can be stored in KV cache (68816). Try increasing `gpu_memory_utilization` or decreasing `max_model_len` when initializing the engine."]
+    t = clock.vllm(0.01, 0.05)
+    lines.append(f"ERROR {t} worker_base.py:382] Error executing method initialize_cache. This might cause deadlock in distributed execution.")
+    lines += [f"ERROR {t} worker_base.py:382] {ln}" for ln in tb]
+    lines += ["Traceback (most recent call last):",
+              '  File "/usr/lib/python3.10/runpy.py", line 196, in _run_module_as_main',
+              "    return _run_code(code, main_globals, None,",
+              '  File "/usr/lib/python3.10/runpy.py", line 86, in _run_code',
+              "    exec(code, run_globals)",
+              f'  File "{site}/vllm/entrypoints/openai/api_server.py", line 317, in <module>',
+              "    run_server(args)",
+              f'  File "{site}/vllm/entrypoints/openai/api_server.py", line 231, in run_server',
+              "    if llm_engine is not None else AsyncLLMEngine.from_engine_args(",
+              f'  File "{site}/vllm/engine/async_llm_engine.py", line 466, in from_engine_args',
+              "    engine = cls(",
+              f'  File "{site}/vllm/engine/async_llm_engine.py", line 380, in __init__',
+              "    self.engine = self._init_engine(*args, **kwargs)",
+              f'  File "{site}/vllm/engine/async_llm_engine.py", line 547, in _init_engine',
+              "    return engine_class(*args, **kwargs)",
+              f'  File "{site}/vllm/engine/llm_engine.py", line 265, in __init__',
+              "    self._initialize_kv_caches()",
+              f'  File "{site}/vllm/engine/llm_engine.py", line 377, in _initialize_kv_caches',
+              "    self.model_executor.initialize_cache(num_gpu_blocks, num_cpu_blocks)",
+              f'  File "{site}/vllm/executor/distributed_gpu_executor.py", line 62, in initialize_cache',
+              '    self._run_workers("initialize_cache",',
+              f'  File "{site}/vllm/executor/ray_gpu_executor.py", line 335, in _run_workers',
+              "    self.driver_worker.execute_method(method, *driver_args,",
+              f'  File "{site}/vllm/worker/worker_base.py", line 383, in execute_method',
+              "    raise e"] + tb[1:]
+    # teardown: Ray workers get SIGTERM and dump their stacks after the real error
+    clock.at(1.2)
+    epoch = int(clock.t.timestamp())
+    def ms():
+        clock.tick(0.001, 0.004)
+        return f"{clock.t.strftime('%Y-%m-%d %H:%M:%S')},{clock.t.microsecond // 1000:03d}"
+
+    for p, cpu in zip(workers, (37, 61, 12)):
+        pc, a1 = "0x7f" + hex_token(rng, 10), "0x7f" + hex_token(rng, 10)
+        lines += [f"(RayWorkerWrapper pid={p}) *** SIGTERM received at time={epoch} on cpu {cpu} ***",
+                  f"(RayWorkerWrapper pid={p}) PC: @     {pc}  (unknown)  pthread_cond_timedwait@@GLIBC_2.3.2",
+                  f"(RayWorkerWrapper pid={p})     @     {a1}  (unknown)  (unknown)",
+                  f"(RayWorkerWrapper pid={p}) [{ms()} E {p} {p}] logging.cc:440: *** SIGTERM received at time={epoch} on cpu {cpu} ***",
+                  f"(RayWorkerWrapper pid={p}) [{ms()} E {p} {p}] logging.cc:440: PC: @     {pc}  (unknown)  pthread_cond_timedwait@@GLIBC_2.3.2",
+                  f"(RayWorkerWrapper pid={p}) [{ms()} E {p} {p}] logging.cc:440:     @     {a1}  (unknown)  (unknown)"]
+    clock.at(0.6)
+    pc, a1 = "0x7f" + hex_token(rng, 10), "0x7f" + hex_token(rng, 10)
+    lines += ["/usr/lib/python3.10/multiprocessing/resource_tracker.py:224: UserWarning: resource_tracker: There appear to be 1 leaked shared_memory objects to clean up at shutdown",
+              "  warnings.warn('resource_tracker: There appear to be %d '",
+              f"*** SIGTERM received at time={epoch + 1} on cpu 3 ***",
+              f"PC: @     {pc}  (unknown)  epoll_wait",
+              f"    @     {a1}  (unknown)  (unknown)",
+              f"[{ms()} E 47311 47311] logging.cc:440: *** SIGTERM received at time={epoch + 1} on cpu 3 ***",
+              f"[{ms()} E 47311 47311] logging.cc:440: PC: @     {pc}  (unknown)  epoll_wait",
+              f"[{ms()} E 47311 47311] logging.cc:440:     @     {a1}  (unknown)  (unknown)"]
+    write_case("vllm-kv-cache-too-small-llama70b-ray-tp4-03", dict(
+        label="vllm-kv-cache-too-small", difficulty="hard",
+        description="vLLM 0.5.3 serving Llama-3.1-70B-Instruct with TP=4 over Ray on 4x L40S: weights take 32.9 GB per "
+                    "GPU and the default 131072-token max_model_len needs more KV than the 4301 blocks (68816 tokens) "
+                    "left; the ValueError is followed by Ray SIGTERM stack dumps and resource-tracker warnings.",
+        facts=dict(gpu_model="L40S", gpu_count="4", driver_version="550.90.07", nccl_version="2.20.5",
+                   launcher="python"),
+        must_mention=["max_model_len", "KV cache"]), {"server.log": "\n".join(lines)})
+
+
+@case
+def kv_wrapped_pipeline_04():
+    rng = random.Random(804)
+    site = "/opt/conda/envs/eval/lib/python3.10/site-packages"
+    clock = Clock("2024-10-21 09:12:31", rng)
+    model = "mistralai/Mistral-7B-Instruct-v0.3"
+    v = lambda lvl="INFO", lo=0.01, hi=0.3: f"{lvl} {clock.vllm(lo, hi)}"
+    lines = [f"[evalkit] 2024-10-21 09:12:31 run=judge-sweep-1021 suite=helpfulness_v4 backend=vllm gpu=NVIDIA L4 (23034 MiB)",
+             f"[evalkit] 2024-10-21 09:12:31 backend options: {{'gpu_memory_utilization': 0.8, 'dtype': 'bfloat16', 'enable_prefix_caching': False, 'seed': 17}}",
+             f"{v(lo=3, hi=4)} config.py:1670] Downcasting torch.float32 to torch.bfloat16.",
+             f"{v(lo=0.5, hi=1)} llm_engine.py:237] Initializing an LLM engine (v0.6.3.post1) with config: model='{model}', speculative_config=None, tokenizer='{model}', skip_tokenizer_init=False, tokenizer_mode=auto, revision=None, override_neuron_config=None, rope_scaling=None, rope_theta=None, tokenizer_revision=None, trust_remote_code=False, dtype=torch.bfloat16, max_seq_len=32768, download_dir=None, load_format=LoadFormat.AUTO, tensor_parallel_size=1, pipeline_parallel_size=1, disable_custom_all_reduce=False, quantization=None, enforce_eager=False, kv_cache_dtype=auto, quantization_param_path=None, device_config=cuda, decoding_config=DecodingConfig(guided_decoding_backend='outlines'), observability_config=ObservabilityConfig(otlp_traces_endpoint=None, collect_model_forward_time=False, collect_model_execute_time=False), seed=17, served_model_name={model}, num_scheduler_steps=1, chunked_prefill_enabled=False multi_step_stream_outputs=True, enable_prefix_caching=False, use_async_output_proc=True, use_cached_outputs=False, mm_processor_kwargs=None)",
+             f"{v(lo=1, hi=2)} model_runner.py:1056] Starting to load model {model}...",
+             f"{v(lo=0.5, hi=1)} weight_utils.py:243] Using model weights format ['*.safetensors']",
+             "Loading safetensors checkpoint shards:   0% Completed | 0/3 [00:00<?, ?it/s]",
+             "Loading safetensors checkpoint shards:  33% Completed | 1/3 [00:01<00:03,  1.91s/it]",
+             "Loading safetensors checkpoint shards:  67% Completed | 2/3 [00:04<00:02,  2.05s/it]",
+             "Loading safetensors checkpoint shards: 100% Completed | 3/3 [00:06<00:00,  2.10s/it]",
+             "Loading safetensors checkpoint shards: 100% Completed | 3/3 [00:06<00:00,  2.07s/it]",
+             "",
+             f"{v(lo=6, hi=7)} model_runner.py:1067] Loading model weights took 13.5083 GB",
+             f"{v(lo=3, hi=4)} gpu_executor.py:122] # GPU blocks: 551, # CPU blocks: 2048",
+             f"{v()} gpu_executor.py:126] Maximum concurrency for 32768 tokens per request: 0.27x",
+             "Traceback (most recent call last):",
+             f'  File "{site}/evalkit/backends/vllm_backend.py", line 58, in __init__',
+             "    self.llm = LLM(model=model, **opts)",
+             f'  File "{site}/vllm/entrypoints/llm.py", line 177, in __init__',
+             "    self.llm_engine = LLMEngine.from_engine_args(",
+             f'  File "{site}/vllm/engine/llm_engine.py", line 573, in from_engine_args',
+             "    engine = cls(",
+             f'  File "{site}/vllm/engine/llm_engine.py", line 348, in __init__',
+             "    self._initialize_kv_caches()",
+             f'  File "{site}/vllm/engine/llm_engine.py", line 496, in _initialize_kv_caches',
+             "    self.model_executor.initialize_cache(num_gpu_blocks, num_cpu_blocks)",
+             f'  File "{site}/vllm/executor/gpu_executor.py", line 129, in initialize_cache',
+             "    self.driver_worker.initialize_cache(num_gpu_blocks, num_cpu_blocks)",
+             f'  File "{site}/vllm/worker/worker.py", line 258, in initialize_cache',
+             "    raise_if_cache_size_invalid(num_gpu_blocks,",
+             f'  File "{site}/vllm/worker/worker.py", line 483, in raise_if_cache_size_invalid',
+             "    raise ValueError(",
+             "ValueError: The model's max seq len (32768) is larger than the maximum number of tokens that can be stored in KV cache (8816). Try increasing `gpu_memory_utilization` or decreasing `max_model_len` when initializing the engine.",
+             "",
+             "The above exception was the direct cause of the following exception:",
+             "",
+             "Traceback (most recent call last):",
+             '  File "/opt/conda/envs/eval/bin/evalkit", line 8, in <module>',
+             "    sys.exit(main())",
+             f'  File "{site}/evalkit/cli.py", line 112, in main',
+             "    return run_suite(cfg)",
+             f'  File "{site}/evalkit/runner.py", line 74, in run_suite',
+             "    judge = make_backend(cfg.judge)",
+             f'  File "{site}/evalkit/backends/__init__.py", line 31, in make_backend',
+             "    return VLLMBackend(spec.model, **spec.options)",
+             f'  File "{site}/evalkit/backends/vllm_backend.py", line 63, in __init__',
+             '    raise BackendInitError(f"could not start vLLM backend for {model} on {torch.cuda.get_device_name()}") from e',
+             f"evalkit.errors.BackendInitError: could not start vLLM backend for {model} on NVIDIA L4",
+             "[evalkit] 2024-10-21 09:13:02 suite helpfulness_v4 aborted: 0/1200 items scored"]
+    write_case("vllm-kv-cache-too-small-wrapped-pipeline-04", dict(
+        label="vllm-kv-cache-too-small", difficulty="medium",
+        description="An eval harness starts vLLM 0.6.3 for Mistral-7B-Instruct-v0.3 on an L4 with "
+                    "gpu_memory_utilization=0.8 and no max_model_len: 551 blocks (8816 tokens, 'Maximum concurrency "
+                    "0.27x') cannot hold one 32768-token sequence; the harness re-raises it as BackendInitError.",
+        facts=dict(gpu_model="L4", launcher="python", precision="bf16"),
+        must_mention=["max_model_len", "32768"]), {"eval.log": "\n".join(lines)})
+
+
+# ================================================================================================================
+# vllm-gpu-memory-in-use
+# ================================================================================================================
+
+def v0_engine_init(v, model, version, max_len, extra=""):
+    return (f"{v(lo=1, hi=2)} llm_engine.py:213] Initializing an LLM engine (v{version}) with config: model='{model}', "
+            f"speculative_config=None, tokenizer='{model}', skip_tokenizer_init=False, tokenizer_mode=auto, revision=None, "
+            f"override_neuron_config=None, rope_scaling=None, rope_theta=None, tokenizer_revision=None, trust_remote_code=False, "
+            f"dtype=torch.bfloat16, max_seq_len={max_len}, download_dir=None, load_format=LoadFormat.AUTO, tensor_parallel_size=1, "
+            f"pipeline_parallel_size=1, disable_custom_all_reduce=False, quantization=None, enforce_eager=False, kv_cache_dtype=auto, "
+            f"quantization_param_path=None, device_config=cuda, decoding_config=DecodingConfig(guided_decoding_backend='outlines'), "
+            f"observability_config=ObservabilityConfig(otlp_traces_endpoint=None), seed=0, served_model_name={model}, "
+            f"use_v2_block_manager=False, num_scheduler_steps=1, enable_prefix_caching=False, use_async_output_proc=True{extra})")
+
+
+@case
+def mem_sequential_engines_01():
+    rng = random.Random(901)
+    site = "/home/rtanaka/miniconda3/envs/vllm061/lib/python3.10/site-packages"
+    clock = Clock("2024-09-12 16:20:03", rng)
+    v = lambda lvl="INFO", lo=0.01, hi=0.3: f"{lvl} {clock.vllm(lo, hi)}"
+    models = ["Qwen/Qwen2-7B-Instruct", "meta-llama/Meta-Llama-3.1-8B-Instruct"]
+    lines = ["(vllm061) rtanaka@dgx-a100-03:~/judge-bench$ CUDA_VISIBLE_DEVICES=5 python compare_models.py --models Qwen/Qwen2-7B-Instruct meta-llama/Meta-Llama-3.1-8B-Instruct --prompts data/arena_hard_500.jsonl",
+             f"[compare] 500 prompts, max_tokens=1024, temperature=0.0",
+             f"[compare] === model 1/2: {models[0]} ==="]
+    lines += [v0_engine_init(v, models[0], "0.6.1.post2", 32768),
+              f"{v(lo=1, hi=2)} model_runner.py:915] Starting to load model {models[0]}...",
+              f"{v()} weight_utils.py:236] Using model weights format ['*.safetensors']",
+              "Loading safetensors checkpoint shards:   0% Completed | 0/4 [00:00<?, ?it/s]",
+              "Loading safetensors checkpoint shards:  25% Completed | 1/4 [00:00<00:02,  1.07it/s]",
+              "Loading safetensors checkpoint shards:  50% Completed | 2/4 [00:01<00:01,  1.08it/s]",
+              "Loading safetensors checkpoint shards:  75% Completed | 3/4 [00:02<00:00,  1.10it/s]",
+              "Loading safetensors checkpoint shards: 100% Completed | 4/4 [00:03<00:00,  1.25it/s]",
+              "Loading safetensors checkpoint shards: 100% Completed | 4/4 [00:03<00:00,  1.18it/s]",
+              "",
+              f"{v(lo=3, hi=4)} model_runner.py:926] Loading model weights took 14.2487 GB",
+              f"{v(lo=2, hi=3)} gpu_executor.py:122] # GPU blocks: 64982, # CPU blocks: 4681",
+              f"{v(lo=1, hi=2)} model_runner.py:1217] Capturing the model for CUDA graphs. This may lead to unexpected consequences if the model is not static. To run the model in eager mode, set 'enforce_eager=True' or use '--enforce-eager' in the CLI.",
+              f"{v()} model_runner.py:1221] CUDA graphs can take additional 1~3 GiB memory per GPU. If you are running out of memory, consider decreasing `gpu_memory_utilization` or enforcing eager mode. You can also reduce the `max_num_seqs` as needed to decrease memory usage.",
+              f"{v(lo=11, hi=13)} model_runner.py:1335] Graph capturing finished in 12 secs.",
+              "Processed prompts:   0%|          | 0/500 [00:00<?, ?it/s, est. speed input: 0.00 toks/s, output: 0.00 toks/s]",
+              "Processed prompts: 100%|██████████| 500/500 [00:41<00:00, 12.07it/s, est. speed input: 2718.43 toks/s, output: 6904.11 toks/s]",
+              f"[compare] {models[0]}: done in 41.4s, mean output 572.0 tokens",
+              "[compare] releasing engine: del llm; gc.collect(); torch.cuda.empty_cache()",
+              f"[compare] === model 2/2: {models[1]} ==="]
+    clock.at(45)
+    lines += [v0_engine_init(v, models[1], "0.6.1.post2", 131072),
+              f"{v(lo=1, hi=2)} model_runner.py:915] Starting to load model {models[1]}...",
+              f"{v()} weight_utils.py:236] Using model weights format ['*.safetensors']",
+              "Loading safetensors checkpoint shards:   0% Completed | 0/4 [00:00<?, ?it/s]",
+              "Loading safetensors checkpoint shards:  25% Completed | 1/4 [00:00<00:02,  1.12it/s]",
+              "Loading safetensors checkpoint shards:  50% Completed | 2/4 [00:01<00:01,  1.10it/s]",
+              "Loading safetensors checkpoint shards:  75% Completed | 3/4 [00:02<00:00,  1.11it/s]",
+              "Loading safetensors checkpoint shards: 100% Completed | 4/4 [00:03<00:00,  1.31it/s]",
+              "Loading safetensors checkpoint shards: 100% Completed | 4/4 [00:03<00:00,  1.22it/s]",
+              "",
+              f"{v(lo=3, hi=4)} model_runner.py:926] Loading model weights took 14.9888 GB",
+              "Traceback (most recent call last):",
+              '  File "/home/rtanaka/judge-bench/compare_models.py", line 88, in <module>',
+              "    main()",
+              '  File "/home/rtanaka/judge-bench/compare_models.py", line 61, in main',
+              "    llm = LLM(model=name, gpu_memory_utilization=0.9, seed=0)",
+              f'  File "{site}/vllm/entrypoints/llm.py", line 178, in __init__',
+              "    self.llm_engine = LLMEngine.from_engine_args(",
+              f'  File "{site}/vllm/engine/llm_engine.py", line 550, in from_engine_args',
+              "    engine = cls(",
+              f'  File "{site}/vllm/engine/llm_engine.py", line 331, in __init__',
+              "    self._initialize_kv_caches()",
+              f'  File "{site}/vllm/engine/llm_engine.py", line 460, in _initialize_kv_caches',
+              "    self.model_executor.determine_num_available_blocks())",
+              f'  File "{site}/vllm/executor/gpu_executor.py", line 114, in determine_num_available_blocks',
+              "    return self.driver_worker.determine_num_available_blocks()",
+              f'  File "{site}/torch/utils/_contextlib.py", line 116, in decorate_context',
+              "    return func(*args, **kwargs)",
+              f'  File "{site}/vllm/worker/worker.py", line 222, in determine_num_available_blocks',
+              "    assert peak_memory > 0, (",
+              "AssertionError: Error in memory profiling. Initial free memory 23846387712, current free memory 69534744576. This happens when the GPU memory was not properly cleaned up before initializing the vLLM instance.",
+              "[rank0]:[W912 16:22:17.613529061 ProcessGroupNCCL.cpp:1168] Warning: WARNING: process group has NOT been destroyed before we destruct ProcessGroupNCCL. On normal program exit, the application MUST call destroy_process_group to ensure that any pending NCCL operations have finished in this process. In rare cases this process can exit before this point and block the progress of another member of the process group. This constraint has always been present,  but this warning has only recently been added since PyTorch 2.4 (function operator())"]
+    write_case("vllm-gpu-memory-in-use-sequential-engines-01", dict(
+        label="vllm-gpu-memory-in-use", difficulty="easy",
+        description="A script builds two vLLM 0.6.1 engines one after the other on the same A100; the first engine's "
+                    "memory is still held when the second one takes its baseline and is released during profiling, "
+                    "so vLLM asserts 'Error in memory profiling ... GPU memory was not properly cleaned up'.",
+        facts=dict(launcher="python"),
+        must_mention=["separate process", "memory"], secrets=["rtanaka"]), {"compare.log": "\n".join(lines)})
+
+
+@case
+def mem_v1_free_memory_02():
+    rng = random.Random(902)
+    site = "/usr/local/lib/python3.12/dist-packages"
+    clock = Clock("2025-06-30 08:41:12", rng)
+    model = "Qwen/Qwen2.5-14B-Instruct"
+    core_pid = 187
+    smi = nvidia_smi("Mon Jun 30 08:41:10 2025", "560.35.03", "12.6",
+                     [gpu("H100 80GB HBM3", 81559, "00000000:9A:00.0", rng, cap=700, used=46339, util=97, pwr=611, temp=63)],
+                     None, style="550")
+
+    def v(lvl="INFO", src="", lo=0.01, hi=0.3, core=False):
+        pre = f"(EngineCore_0 pid={core_pid}) " if core else ""
+        return f"{pre}{lvl} {clock.vllm(lo, hi)} [{src}]"
+
+    lines = ["[entrypoint] pod qwen14b-serve-6d7b9c-p4x2k starting; nvidia-smi:"] + smi.split("\n")
+    lines += [f"{v(src='__init__.py:244', lo=2, hi=3)} Automatically detected platform cuda.",
+              f"{v(src='api_server.py:1395', lo=2, hi=3)} vLLM API server version 0.9.1",
+              f"{v(src='cli_args.py:325')} non-default args: {{'model': '{model}', 'max_model_len': 16384, 'served_model_name': ['qwen14b']}}",
+              f"{v(src='config.py:823', lo=5, hi=7)} This model supports multiple tasks: {{'classify', 'generate', 'embed', 'score', 'reward'}}. Defaulting to 'generate'.",
+              f"{v(src='config.py:2195')} Chunked prefill is enabled with max_num_batched_tokens=8192.",
+              f"{v(src='__init__.py:244', core=True)} Automatically detected platform cuda.",
+              f"{v(src='core.py:455', core=True, lo=1, hi=2)} Waiting for init message from front-end.",
+              f"{v(src='core.py:70', core=True)} Initializing a V1 LLM engine (v0.9.1) with config: model='{model}', speculative_config=None, tokenizer='{model}', skip_tokenizer_init=False, tokenizer_mode=auto, revision=None, override_neuron_config={{}}, tokenizer_revision=None, trust_remote_code=False, dtype=torch.bfloat16, max_seq_len=16384, download_dir=None, load_format=LoadFormat.AUTO, tensor_parallel_size=1, pipeline_parallel_size=1, disable_custom_all_reduce=False, quantization=None, enforce_eager=False, kv_cache_dtype=auto,  device_config=cuda, seed=0, served_model_name=qwen14b, num_scheduler_steps=1, multi_step_stream_outputs=True, enable_prefix_caching=True, chunked_prefill_enabled=True, use_async_output_proc=True, pooler_config=None, compilation_config={{\"level\":3,\"use_cudagraph\":true,\"max_capture_size\":512}}"]
+    err = ["Traceback (most recent call last):",
+           f'  File "{site}/vllm/v1/engine/core.py", line 506, in run_engine_core',
+           "    engine_core = EngineCoreProc(*args, **kwargs)",
+           f'  File "{site}/vllm/v1/engine/core.py", line 390, in __init__',
+           "    super().__init__(vllm_config, executor_class, log_stats,",
+           f'  File "{site}/vllm/v1/engine/core.py", line 76, in __init__',
+           "    self.model_executor = executor_class(vllm_config)",
+           f'  File "{site}/vllm/executor/executor_base.py", line 53, in __init__',
+           "    self._init_executor()",
+           f'  File "{site}/vllm/executor/uniproc_executor.py", line 47, in _init_executor',
+           '    self.collective_rpc("init_device")',
+           f'  File "{site}/vllm/executor/uniproc_executor.py", line 57, in collective_rpc',
+           "    answer = run_method(self.driver_worker, method, args, kwargs)",
+           f'  File "{site}/vllm/utils.py", line 2671, in run_method',
+           "    return func(*args, **kwargs)",
+           f'  File "{site}/vllm/worker/worker_base.py", line 606, in init_device',
+           "    self.worker.init_device()  # type: ignore",
+           f'  File "{site}/vllm/v1/worker/gpu_worker.py", line 140, in init_device',
+           "    raise ValueError(",
+           "ValueError: Free memory on device (33.36/79.19 GiB) on startup is less than desired GPU memory utilization (0.9, 71.27 GiB). Decrease GPU memory utilization or reduce GPU memory used by other processes."]
+    err = with_carets(err)
+    t = clock.vllm(1, 2)
+    lines.append(f"(EngineCore_0 pid={core_pid}) ERROR {t} [core.py:515] EngineCore failed to start.")
+    lines += [f"(EngineCore_0 pid={core_pid}) ERROR {t} [core.py:515] {ln}" for ln in err]
+    lines += [f"(EngineCore_0 pid={core_pid}) Process EngineCore_0:",
+              f"(EngineCore_0 pid={core_pid}) Traceback (most recent call last):",
+              f'(EngineCore_0 pid={core_pid})   File "/usr/lib/python3.12/multiprocessing/process.py", line 314, in _bootstrap',
+              f"(EngineCore_0 pid={core_pid})     self.run()",
+              f'(EngineCore_0 pid={core_pid})   File "/usr/lib/python3.12/multiprocessing/process.py", line 108, in run',
+              f"(EngineCore_0 pid={core_pid})     self._target(*self._args, **self._kwargs)",
+              f'(EngineCore_0 pid={core_pid})   File "{site}/vllm/v1/engine/core.py", line 519, in run_engine_core',
+              f"(EngineCore_0 pid={core_pid})     raise e"]
+    lines += [f"(EngineCore_0 pid={core_pid}) {ln}" for ln in err[1:]]
+    front = ["Traceback (most recent call last):",
+             '  File "<frozen runpy>", line 198, in _run_module_as_main',
+             '  File "<frozen runpy>", line 88, in _run_code',
+             f'  File "{site}/vllm/entrypoints/openai/api_server.py", line 1495, in <module>',
+             "    uvloop.run(run_server(args))",
+             f'  File "{site}/uvloop/__init__.py", line 109, in run',
+             "    return __asyncio.run(",
+             '  File "/usr/lib/python3.12/asyncio/runners.py", line 195, in run',
+             "    return runner.run(main)",
+             '  File "/usr/lib/python3.12/asyncio/runners.py", line 118, in run',
+             "    return self._loop.run_until_complete(task)",
+             '  File "uvloop/loop.pyx", line 1518, in uvloop.loop.Loop.run_until_complete',
+             f'  File "{site}/uvloop/__init__.py", line 61, in wrapper',
+             "    return await main",
+             f'  File "{site}/vllm/entrypoints/openai/api_server.py", line 1431, in run_server',
+             "    await run_server_worker(listen_address, sock, args, **uvicorn_kwargs)",
+             f'  File "{site}/vllm/entrypoints/openai/api_server.py", line 1451, in run_server_worker',
+             "    async with build_async_engine_client(args, client_config) as engine_client:",
+             '  File "/usr/lib/python3.12/contextlib.py", line 210, in __aenter__',
+             "    return await anext(self.gen)",
+             f'  File "{site}/vllm/entrypoints/openai/api_server.py", line 158, in build_async_engine_client',
+             "    async with build_async_engine_client_from_engine_args(",
+             '  File "/usr/lib/python3.12/contextlib.py", line 210, in __aenter__',
+             "    return await anext(self.gen)",
+             f'  File "{site}/vllm/entrypoints/openai/api_server.py", line 194, in build_async_engine_client_from_engine_args',
+             "    async_llm = AsyncLLM.from_vllm_config(",
+             f'  File "{site}/vllm/v1/engine/async_llm.py", line 162, in from_vllm_config',
+             "    return cls(",
+             f'  File "{site}/vllm/v1/engine/async_llm.py", line 124, in __init__',
+             "    self.engine_core = EngineCoreClient.make_async_mp_client(",
+             f'  File "{site}/vllm/v1/engine/core_client.py", line 93, in make_async_mp_client',
+             "    return AsyncMPClient(vllm_config, executor_class, log_stats,",
+             f'  File "{site}/vllm/v1/engine/core_client.py", line 716, in __init__',
+             "    super().__init__(",
+             f'  File "{site}/vllm/v1/engine/core_client.py", line 422, in __init__',
+             "    self._init_engines_direct(vllm_config, local_only,",
+             f'  File "{site}/vllm/v1/engine/core_client.py", line 491, in _init_engines_direct',
+             "    self._wait_for_engine_startup(handshake_socket, input_address,",
+             f'  File "{site}/vllm/v1/engine/core_client.py", line 511, in _wait_for_engine_startup',
+             "    wait_for_engine_startup(",
+             f'  File "{site}/vllm/v1/utils.py", line 494, in wait_for_engine_startup',
+             '    raise RuntimeError("Engine core initialization failed. "',
+             "RuntimeError: Engine core initialization failed. See root cause above. Failed core proc(s): {}"]
+    lines += with_carets(front)
+    lines.append("[entrypoint] vllm exited with status 1; restarting in 10s (attempt 4/5)")
+    write_case("vllm-gpu-memory-in-use-v1-free-memory-02", dict(
+        label="vllm-gpu-memory-in-use", difficulty="medium",
+        description="Kubernetes pod running vLLM 0.9.1 (V1) on an H100 that another workload already uses (nvidia-smi "
+                    "in the pod shows 46 GiB used and no visible processes); the engine core refuses to start because "
+                    "free memory is below 0.9 x total and the server ends with 'Engine core initialization failed'.",
+        facts=dict(gpu_model="H100 80GB HBM3", driver_version="560.35.03", launcher="python"),
+        must_mention=["other process", "gpu_memory_utilization"]), {"pod.log": "\n".join(lines)})
+
+
+@case
+def mem_tp2_hidden_process_03():
+    rng = random.Random(903)
+    site = "/usr/local/lib/python3.10/dist-packages"
+    clock = Clock("2024-08-14 02:17:44", rng)
+    model = "Qwen/Qwen2-72B-Instruct-AWQ"
+    wpid = 2411
+    redis_pw = alnum(rng, 24)
+    v = lambda lvl="INFO", lo=0.01, hi=0.3: f"{lvl} {clock.vllm(lo, hi)}"
+    wv = lambda lvl="INFO", lo=0.0, hi=0.05: f"(VllmWorkerProcess pid={wpid}) {lvl} {clock.vllm(lo, hi)}"
+    smi = nvidia_smi("Wed Aug 14 02:17:41 2024", "535.183.01", "12.2",
+                     [gpu("A100-SXM4-80GB", 81920, "00000000:07:00.0", rng, used=1),
+                      gpu("A100-SXM4-80GB", 81920, "00000000:0F:00.0", rng, used=39537)], None, style="535")
+    lines = ["[serve] starting qwen72b-awq on GPUs 0,1 (tensor parallel 2)",
+             f"[serve] router: upstream=http://127.0.0.1:8000 cache=redis://default:{redis_pw}@redis-cache.svc.internal:6379/3 ttl=900",
+             "[serve] nvidia-smi:"] + smi.split("\n")
+    lines += [f"{v(lo=3, hi=4)} api_server.py:339] vLLM API server version 0.5.4",
+              f"{v()} api_server.py:340] args: Namespace(model='{model}', tensor_parallel_size=2, gpu_memory_utilization=0.9, max_model_len=32768, quantization='awq_marlin', distributed_executor_backend=None, port=8000, served_model_name=['qwen72b'], enforce_eager=False, disable_log_requests=True)",
+              f"{v(lo=5, hi=6)} awq_marlin.py:89] The model is convertible to awq_marlin during runtime. Using awq_marlin kernel.",
+              f"{v()} config.py:820] Defaulting to use mp for distributed inference",
+              f"{v()} llm_engine.py:174] Initializing an LLM engine (v0.5.4) with config: model='{model}', speculative_config=None, tokenizer='{model}', skip_tokenizer_init=False, tokenizer_mode=auto, revision=None, rope_scaling=None, rope_theta=None, tokenizer_revision=None, trust_remote_code=False, dtype=torch.float16, max_seq_len=32768, download_dir=None, load_format=LoadFormat.AUTO, tensor_parallel_size=2, pipeline_parallel_size=1, disable_custom_all_reduce=False, quantization=awq_marlin, enforce_eager=False, kv_cache_dtype=auto, quantization_param_path=None, device_config=cuda, decoding_config=DecodingConfig(guided_decoding_backend='outlines'), observability_config=ObservabilityConfig(otlp_traces_endpoint=None), seed=0, served_model_name=qwen72b, use_v2_block_manager=False, enable_prefix_caching=False)",
+              f"{v('WARNING')} multiproc_gpu_executor.py:59] Reducing Torch parallelism from 32 threads to 1 to avoid unnecessary CPU contention. Set OMP_NUM_THREADS in the external environment to tune this value as needed.",
+              f"{v()} custom_cache_manager.py:17] Setting Triton cache manager to: vllm.triton_utils.custom_cache_manager:CustomCacheManager",
+              f"{wv(lo=2, hi=3)} multiproc_worker_utils.py:215] Worker ready; awaiting tasks",
+              f"{v(lo=0.5, hi=1)} utils.py:841] Found nccl from library libnccl.so.2",
+              f"{wv()} utils.py:841] Found nccl from library libnccl.so.2",
+              f"{v()} pynccl.py:63] vLLM is using nccl==2.20.5",
+              f"{wv()} pynccl.py:63] vLLM is using nccl==2.20.5",
+              f"{v(lo=0.5, hi=1)} custom_all_reduce_utils.py:234] reading GPU P2P access cache from /root/.cache/vllm/gpu_p2p_access_cache_for_0,1.json",
+              f"{wv()} custom_all_reduce_utils.py:234] reading GPU P2P access cache from /root/.cache/vllm/gpu_p2p_access_cache_for_0,1.json",
+              f"{v()} shm_broadcast.py:235] vLLM message queue communication handle: Handle(connect_ip='127.0.0.1', local_reader_ranks=[1], buffer=<vllm.distributed.device_communicators.shm_broadcast.ShmRingBuffer object at 0x7f8e2c1b3d60>, local_subscribe_port=51733, remote_subscribe_port=None)",
+              f"{v()} model_runner.py:720] Starting to load model {model}...",
+              f"{wv()} model_runner.py:720] Starting to load model {model}...",
+              f"{v(lo=0.5, hi=1)} weight_utils.py:225] Using model weights format ['*.safetensors']",
+              f"{wv()} weight_utils.py:225] Using model weights format ['*.safetensors']",
+              "Loading safetensors checkpoint shards:   0% Completed | 0/11 [00:00<?, ?it/s]",
+              "Loading safetensors checkpoint shards:  27% Completed | 3/11 [00:04<00:11,  1.45s/it]",
+              "Loading safetensors checkpoint shards:  55% Completed | 6/11 [00:08<00:07,  1.41s/it]",
+              "Loading safetensors checkpoint shards:  82% Completed | 9/11 [00:12<00:02,  1.38s/it]",
+              "Loading safetensors checkpoint shards: 100% Completed | 11/11 [00:15<00:00,  1.36s/it]",
+              "Loading safetensors checkpoint shards: 100% Completed | 11/11 [00:15<00:00,  1.39s/it]",
+              ""]
+    clock.at(16)
+    lines += [f"{v()} model_runner.py:732] Loading model weights took 19.4178 GB",
+              f"{wv(lo=0.2, hi=0.6)} model_runner.py:732] Loading model weights took 19.4178 GB",
+              f"{v(lo=6, hi=8)} distributed_gpu_executor.py:56] # GPU blocks: 20768, # CPU blocks: 1638"]
+    oom = (f"CUDA out of memory. Tried to allocate 649.00 MiB. GPU 1 has a total capacity of 79.15 GiB of which 391.56 MiB is free. "
+           f"Process 41877 has 38.61 GiB memory in use. Including non-PyTorch memory, this process has 40.12 GiB memory in use. "
+           f"Of the allocated memory 39.12 GiB is allocated by PyTorch, and 217.40 MiB is reserved by PyTorch but unallocated. "
+           f"If reserved but unallocated memory is large try setting PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True to avoid "
+           f"fragmentation.  See documentation for Memory Management  (https://pytorch.org/docs/stable/notes/cuda.html#environment-variables)")
+    wtb = [f'  File "{site}/vllm/executor/multiproc_worker_utils.py", line 223, in _run_worker_process',
+           "    output = executor(*args, **kwargs)",
+           f'  File "{site}/vllm/worker/worker.py", line 240, in initialize_cache',
+           "    self._init_cache_engine()",
+           f'  File "{site}/vllm/worker/worker.py", line 246, in _init_cache_engine',
+           "    self.cache_engine = [",
+           f'  File "{site}/vllm/worker/worker.py", line 247, in <listcomp>',
+           "    CacheEngine(self.cache_config, self.model_config,",
+           f'  File "{site}/vllm/worker/cache_engine.py", line 63, in __init__',
+           "    self.gpu_cache = self._allocate_kv_cache(",
+           f'  File "{site}/vllm/worker/cache_engine.py", line 82, in _allocate_kv_cache',
+           "    torch.zeros(kv_cache_shape,",
+           f"torch.OutOfMemoryError: {oom}"]
+    t = clock.vllm(3, 4)
+    lines.append(f"(VllmWorkerProcess pid={wpid}) ERROR {t} multiproc_worker_utils.py:226] Exception in worker VllmWorkerProcess while processing method initialize_cache: {oom}, Traceback (most recent call last):")
+    lines += [f"(VllmWorkerProcess pid={wpid}) ERROR {t} multiproc_worker_utils.py:226] {ln}" for ln in wtb]
+    lines.append(f"(VllmWorkerProcess pid={wpid}) ERROR {t} multiproc_worker_utils.py:226] ")
+    lines += ["Process Process-1:",
+              "Traceback (most recent call last):",
+              '  File "/usr/lib/python3.10/multiprocessing/process.py", line 314, in _bootstrap',
+              "    self.run()",
+              '  File "/usr/lib/python3.10/multiprocessing/process.py", line 108, in run',
+              "    self._target(*self._args, **self._kwargs)",
+              f'  File "{site}/vllm/entrypoints/openai/rpc/server.py", line 217, in run_rpc_server',
+              "    server = AsyncEngineRPCServer(async_engine_args, usage_context, port)",
+              f'  File "{site}/vllm/entrypoints/openai/rpc/server.py", line 25, in __init__',
+              "    self.engine = AsyncLLMEngine.from_engine_args(async_engine_args,",
+              f'  File "{site}/vllm/engine/async_llm_engine.py", line 471, in from_engine_args',
+              "    engine = cls(",
+              f'  File "{site}/vllm/engine/async_llm_engine.py", line 381, in __init__',
+              "    self.engine = self._init_engine(*args, **kwargs)",
+              f'  File "{site}/vllm/engine/async_llm_engine.py", line 552, in _init_engine',
+              "    return engine_class(*args, **kwargs)",
+              f'  File "{site}/vllm/engine/llm_engine.py", line 263, in __init__',
+              "    self._initialize_kv_caches()",
+              f'  File "{site}/vllm/engine/llm_engine.py", line 375, in _initialize_kv_caches',
+              "    self.model_executor.initialize_cache(num_gpu_blocks, num_cpu_blocks)",
+              f'  File "{site}/vllm/executor/distributed_gpu_executor.py", line 62, in initialize_cache',
+              '    self._run_workers("initialize_cache",',
+              f'  File "{site}/vllm/executor/multiproc_gpu_executor.py", line 185, in _run_workers',
+              "    return [driver_worker_output] + [output.get() for output in worker_outputs]",
+              f'  File "{site}/vllm/executor/multiproc_gpu_executor.py", line 185, in <listcomp>',
+              "    return [driver_worker_output] + [output.get() for output in worker_outputs]",
+              f'  File "{site}/vllm/executor/multiproc_worker_utils.py", line 58, in get',
+              "    raise self.result.exception",
+              f"torch.OutOfMemoryError: {oom}"]
+    clock.at(2)
+    lines += [f"{v('ERROR', lo=0.5, hi=1)} multiproc_worker_utils.py:120] Worker VllmWorkerProcess pid {wpid} died, exit code: -15",
+              f"{v()} multiproc_worker_utils.py:123] Killing local vLLM worker processes",
+              f"{v('ERROR', lo=8, hi=10)} api_server.py:171] RPCServer process died before responding to readiness probe",
+              "/usr/lib/python3.10/multiprocessing/resource_tracker.py:224: UserWarning: resource_tracker: There appear to be 1 leaked semaphore objects to clean up at shutdown",
+              "  warnings.warn('resource_tracker: There appear to be %d '",
+              "/usr/lib/python3.10/multiprocessing/resource_tracker.py:224: UserWarning: resource_tracker: There appear to be 1 leaked shared_memory objects to clean up at shutdown",
+              "  warnings.warn('resource_tracker: There appear to be %d '",
+              "[serve] vllm exited (code 1); marking replica qwen72b-awq-1 unhealthy"]
+    write_case("vllm-gpu-memory-in-use-tp2-hidden-process-03", dict(
+        label="vllm-gpu-memory-in-use", difficulty="hard",
+        description="vLLM 0.5.4 with TP=2 on GPUs 0,1: 38.6 GiB of GPU 1 is held by an orphaned process from an earlier "
+                    "run (nvidia-smi in the container shows the memory but no process). V0 sizes the KV cache from "
+                    "0.9 x total, so the worker on GPU 1 OOMs in initialize_cache (the OOM lists 'Process 41877'); the "
+                    "log ends with worker-death, readiness-probe and leaked-semaphore noise.",
+        initiating_rank=1,
+        facts=dict(gpu_model="A100-SXM4-80GB", gpu_count="2", driver_version="535.183.01", nccl_version="2.20.5",
+                   oom_tried_to_allocate="649.00 MiB", oom_total_capacity="79.15 GiB", oom_free="391.56 MiB",
+                   launcher="python"),
+        must_mention=["41877", "GPU 1"], secrets=[redis_pw]), {"serve.log": "\n".join(lines)})
+
+
+def main() -> None:
+    for fn in CASES:
+        fn()
+    print(f"wrote {len(CASES)} cases under {ROOT}")
+
+
+if __name__ == "__main__":
+    main()

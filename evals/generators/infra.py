@@ -107,6 +107,7 @@ def ghp_token(r):
 class Clock:
     def __init__(self, start: str):
         self.t = datetime.strptime(start, "%Y-%m-%d %H:%M:%S")
+        self.t += timedelta(microseconds=random.Random(start).randint(1000, 999000))  # real logs never start at ,000
 
     def tick(self, seconds: float) -> "Clock":
         self.t += timedelta(seconds=seconds)
@@ -236,7 +237,7 @@ def nvidia_smi(when: str, driver: str, gpus: list[dict], procs: list[tuple] | No
     if new:
         out += [
             "+---------------------------------------------------------------------------------------+",
-            f"| NVIDIA-SMI {driver:<22} Driver Version: {driver:<14} CUDA Version: {cuda:<9}|",
+            f"| NVIDIA-SMI {driver:<23}Driver Version: {driver:<13}CUDA Version: {cuda:<9}|",
             "|-----------------------------------------+----------------------+----------------------+",
             "| GPU  Name                 Persistence-M | Bus-Id        Disp.A | Volatile Uncorr. ECC |",
             "| Fan  Temp   Perf          Pwr:Usage/Cap |         Memory-Usage | GPU-Util  Compute M. |",
@@ -245,12 +246,12 @@ def nvidia_smi(when: str, driver: str, gpus: list[dict], procs: list[tuple] | No
         ]
         for i, g in enumerate(gpus):
             name = ("NVIDIA " + g["name"])[:28]
-            out.append(f"| {i:>3}  {name:<28}{g.get('pm', 'On'):>7}  | {g['bus']} {g.get('disp', 'Off'):>3} |"
+            out.append(f"| {i:>3}  {name:<30}{g.get('pm', 'On'):>3}  | {g['bus']} {g.get('disp', 'Off'):>3} |"
                        f" {g.get('ecc', '0'):>20} |")
             pw = f"{g.get('pwr', 60)}W / {g.get('cap', 400)}W"
             mem = f"{g.get('used', 4)}MiB / {g['total']}MiB"
             out.append(f"| {g.get('fan', 'N/A'):>3}   {g.get('temp', 34)}C    {g.get('perf', 'P0'):<13}{pw:>13} |"
-                       f" {mem:>20} | {str(g.get('util', 0)) + '%':>8}      Default |")
+                       f" {mem:>20} | {str(g.get('util', 0)) + '%':>7}      Default |")
             out.append(f"|                                         |                      | {g.get('mig', 'Disabled'):>20} |")
             out.append("+-----------------------------------------+----------------------+----------------------+")
         out += [
@@ -270,7 +271,7 @@ def nvidia_smi(when: str, driver: str, gpus: list[dict], procs: list[tuple] | No
     else:
         out += [
             "+-----------------------------------------------------------------------------+",
-            f"| NVIDIA-SMI {driver:<12} Driver Version: {driver:<12} CUDA Version: {cuda:<8}|",
+            f"| NVIDIA-SMI {driver:<13}Driver Version: {driver:<13}CUDA Version: {cuda:<9}|",
             "|-------------------------------+----------------------+----------------------+",
             "| GPU  Name        Persistence-M| Bus-Id        Disp.A | Volatile Uncorr. ECC |",
             "| Fan  Temp  Perf  Pwr:Usage/Cap|         Memory-Usage | GPU-Util  Compute M. |",
@@ -279,12 +280,12 @@ def nvidia_smi(when: str, driver: str, gpus: list[dict], procs: list[tuple] | No
         ]
         for i, g in enumerate(gpus):
             name = g["name"] if len(g["name"]) <= 18 else g["name"][:15] + "..."
-            out.append(f"| {i:>3}  {name:<18} {g.get('pm', 'On'):<4} | {g['bus']} {g.get('disp', 'Off'):>3} |"
+            out.append(f"| {i:>3}  {name:<18}  {g.get('pm', 'On'):<4} | {g['bus']} {g.get('disp', 'Off'):>3} |"
                        f" {g.get('ecc', '0'):>20} |")
             pw = f"{g.get('pwr', 55):>3}W / {g.get('cap', 300)}W"
             mem = f"{g.get('used', 0)}MiB / {g['total']}MiB"
             out.append(f"| {g.get('fan', 'N/A'):>3}   {g.get('temp', 34)}C    {g.get('perf', 'P0')} {pw:>13} |"
-                       f" {mem:>20} | {str(g.get('util', 0)) + '%':>8}      Default |")
+                       f" {mem:>20} | {str(g.get('util', 0)) + '%':>7}      Default |")
             out.append(f"|                               |                      | {g.get('mig', 'N/A'):>20} |")
             out.append("+-------------------------------+----------------------+----------------------+")
         out += [
@@ -1316,7 +1317,7 @@ def disk_full_lightning_quota_04():
     site = f"/home/{user}/.conda/envs/pl21/lib/python3.11/site-packages"
     runs = f"/scratch/{user}/runs/vit-b16-inat21"
     out = [
-        f"[job 7731904] started {c.t.strftime('%a %b %d %H:%M:%S %Z %Y')}UTC on gpu-a40-017 (partition=gpu, gres=gpu:a100:1)",
+        f"[job 7731904] started {c.t.strftime('%a %b %d %H:%M:%S %Z %Y')}UTC on gpu-a100-017 (partition=gpu, gres=gpu:a100:1)",
         f"[job 7731904] workdir /home/{user}/code/inat",
         "[job 7731904] env:",
         "WANDB_PROJECT=inat21-vit",
@@ -1422,7 +1423,7 @@ def disk_full_lightning_quota_04():
         "OSError: [Errno 122] Disk quota exceeded",
         "wandb: - 0.013 MB of 0.013 MB uploaded",
         "wandb: ERROR Problem finishing run",
-        "srun: error: gpu-a40-017: task 0: Exited with exit code 1",
+        "srun: error: gpu-a100-017: task 0: Exited with exit code 1",
     ]
     write_case("disk-full-lightning-quota-04", {
         "label": "disk-full",
@@ -1435,3 +1436,1626 @@ def disk_full_lightning_quota_04():
         "must_mention": ["quota"],
         "secrets": [key, user],
     }, {"slurm-7731904.out": J(out)})
+
+
+# ================================================================ sighup-session-hangup
+
+def _signal_exception_tail(torch_v: str, pid: int, signum: int) -> list[str]:
+    run_l, inv_l, sl_l, mp_l = {(2, 1): (727, 868, 124, 62), (2, 3): (680, 835, 128, 64),
+                                (2, 4): (696, 855, 128, 64), (2, 5): (711, 870, 138, 70)}[tv(torch_v)]
+    return [
+        '  File "{site}/torch/distributed/launcher/api.py", line {la}, in launch_agent',
+        "    result = agent.run()",
+        f'  File "{{site}}/torch/distributed/elastic/metrics/api.py", line {sl_l}, in wrapper',
+        "    result = f(*args, **kwargs)",
+        f'  File "{{site}}/torch/distributed/elastic/agent/server/api.py", line {run_l}, in run',
+        "    result = self._invoke_run(role)",
+        f'  File "{{site}}/torch/distributed/elastic/agent/server/api.py", line {inv_l}, in _invoke_run',
+        "    time.sleep(monitor_interval)",
+        f'  File "{{site}}/torch/distributed/elastic/multiprocessing/api.py", line {mp_l}, in _terminate_process_handler',
+        '    raise SignalException(f"Process {os.getpid()} got signal: {sigval}", sigval=sigval)',
+        f"torch.distributed.elastic.multiprocessing.api.SignalException: Process {pid} got signal: {signum}",
+    ]
+
+
+@case
+def sighup_torchrun_ssh_01():
+    r = rng_for("hup1")
+    user = "alee"
+    tok = hf_token(r)
+    c = Clock("2024-07-11 18:02:31")
+    torch_v, site = "2.3.1", "/home/alee/venvs/llm/lib/python3.11/site-packages"
+    agent = 602118
+    pids = [602131 + i for i in range(8)]
+    host = "h100-dev-03"
+    out = [
+        f"# {c.t:%Y-%m-%d %H:%M:%S} launching from {host}:/home/{user}/src/tinyllama-sft",
+        f"# git 9c41e7a (dirty)  python 3.11.9  torch {torch_v}+cu121",
+        "# env: CUDA_VISIBLE_DEVICES=0,1,2,3,4,5,6,7 NCCL_DEBUG=WARN OMP_NUM_THREADS=8 "
+        f"HF_HOME=/home/{user}/.cache/huggingface HF_TOKEN={tok} WANDB_MODE=offline",
+        "# cmd: torchrun --standalone --nproc_per_node=8 train_fsdp.py --model TinyLlama/TinyLlama_v1.1 "
+        "--data data/sft_mix_v4.jsonl --epochs 2 --bs 16 --lr 2e-5",
+    ]
+    out += torchrun_banner(torch_v, c, agent)
+    c.tick(11)
+    out += [
+        f"[rank0] loading TinyLlama/TinyLlama_v1.1 (1.10B params) in bf16",
+        f"[rank0] FSDP: sharding_strategy=FULL_SHARD, auto_wrap=LlamaDecoderLayer, mixed_precision=bf16, "
+        "use_orig_params=True",
+        f"[rank0] data: 388,120 samples, packed to 2048 tokens -> 96,030 sequences; 750 steps/epoch",
+    ]
+    for i in range(8):
+        out.append(f"{site}/torch/utils/checkpoint.py:464: UserWarning: torch.utils.checkpoint: the use_reentrant "
+                   "parameter should be passed explicitly. In version 2.4 we will raise an exception if "
+                   "use_reentrant is not passed. use_reentrant=False is recommended, but if you need to preserve "
+                   "the current default behavior, you can pass use_reentrant=True. Refer to docs for more details "
+                   "on the differences between the two variants.")
+        out.append("  return fn(*args, **kwargs)")
+    loss = 1.71
+    for step in range(10, 431, 10):
+        c.tick(10 * 1.42 + r.uniform(-.4, .4))
+        loss = max(1.1, loss - r.uniform(-0.01, 0.02))
+        out.append(f"[rank0] {c.t:%H:%M:%S} epoch 1/2 step {step:4d}/750 loss {loss:.4f} grad_norm {r.uniform(.3, .7):.3f} "
+                   f"lr {2e-5 * min(1, step / 50):.2e} tok/s {r.randint(88000, 91500)} mem {r.uniform(31.1, 31.6):.1f}GiB")
+    c.tick(6.3)
+    out.append(elastic_log(torch_v, c, "W", "torch.distributed.elastic.agent.server.api", 696,
+                           "Received 1 death signal, shutting down workers", agent))
+    for pid in pids:
+        out.append(elastic_log(torch_v, c.tick(0.004), "W", "torch.distributed.elastic.multiprocessing.api", 833,
+                               f"Sending process {pid} closing signal SIGHUP", agent))
+    out += agent_traceback("3.11", site, f"/home/{user}/venvs/llm/bin/torchrun", torch_v,
+                           _signal_exception_tail(torch_v, agent, 1))
+    write_case("sighup-session-hangup-torchrun-ssh-01", {
+        "label": "sighup-session-hangup",
+        "difficulty": "easy",
+        "description": "torchrun started in the background of an SSH shell (output redirected, no nohup/tmux) on an "
+                       "8x H100 dev box; the SSH session drops, the shell hangs up its jobs, torchrun logs "
+                       "'Received 1 death signal', forwards SIGHUP to the 8 workers and dies with "
+                       "SignalException: got signal: 1. No worker printed an error.",
+        "initiating_rank": None,
+        "facts": {"torch_version": "2.3.1", "launcher": "torchrun", "python_version": "3.11.9",
+                  "failure_step": "430"},
+        "must_mention": ["SIGHUP", "tmux"],
+        "secrets": [tok, user],
+    }, {"train.log": J(out)})
+
+
+@case
+def sighup_accelerate_trainer_02():
+    r = rng_for("hup2")
+    c = Clock("2024-01-26 23:47:02")
+    torch_v, site = "2.1.2", "/usr/local/lib/python3.11/dist-packages"
+    agent = 2231
+    pids = [2245, 2246, 2247, 2248]
+    out = [
+        "2024-01-26 23:47:02.118  launch: accelerate launch --config_file fsdp_off_ddp.yaml sft_lora.py --model_name_or_path mistralai/Mistral-7B-v0.1",
+    ]
+    out += torchrun_banner(torch_v, c, agent)
+    c.tick(8)
+    out += [
+        "01/26/2024 23:47:10 - INFO - __main__ - Distributed environment: MULTI_GPU  Backend: nccl",
+        "Num processes: 4",
+        "Process index: 0",
+        "Local process index: 0",
+        "Device: cuda:0",
+        "",
+        "Mixed precision type: bf16",
+        "",
+        "Loading checkpoint shards: 100%|██████████| 2/2 [00:07<00:00,  3.61s/it]",
+        "trainable params: 41,943,040 || all params: 7,283,675,136 || trainable%: 0.5758553207000077",
+        f"{site}/transformers/tokenization_utils_base.py:2614: UserWarning: `max_length` is ignored when "
+        "`padding`=`True` and there is no truncation strategy. To pad to max length, use `padding='max_length'`.",
+        "  warnings.warn(",
+        "huggingface/tokenizers: The current process just got forked, after parallelism has already been used. "
+        "Disabling parallelism to avoid deadlocks...",
+        "To disable this warning, you can either:",
+        "\t- Avoid using `tokenizers` before the fork if possible",
+        "\t- Explicitly set the environment variable TOKENIZERS_PARALLELISM=(true | false)",
+        "  0%|          | 0/2343 [00:00<?, ?it/s]",
+    ]
+    spit = 3.07
+    el = 0
+    loss = 1.38
+    for step in range(25, 1176, 25):
+        el += 25 * spit + r.uniform(-1, 1)
+        loss = max(0.82, loss - r.uniform(-0.005, 0.012))
+        out.append(tqdm_bar(step, 2343, el, spit))
+        if step % 50 == 0:
+            out.append(hf_loss_line(loss, None, 2e-4 * (1 - step / 2343), step / 781))
+    c.tick(el + 41)
+    out.append(tqdm_bar(1189, 2343, el + 41, spit))
+    out.append(elastic_log(torch_v, c, "W", "torch.distributed.elastic.agent.server.api", 0,
+                           "Received 1 death signal, shutting down workers"))
+    for pid in pids:
+        out.append(elastic_log(torch_v, c.tick(0.003), "W", "torch.distributed.elastic.multiprocessing.api", 0,
+                               f"Sending process {pid} closing signal SIGHUP"))
+    out += [
+        "Traceback (most recent call last):",
+        '  File "/usr/local/bin/accelerate", line 8, in <module>',
+        "    sys.exit(main())",
+        f'  File "{site}/accelerate/commands/accelerate_cli.py", line 47, in main',
+        "    args.func(args)",
+        f'  File "{site}/accelerate/commands/launch.py", line 1008, in launch_command',
+        "    multi_gpu_launcher(args)",
+        f'  File "{site}/accelerate/commands/launch.py", line 666, in multi_gpu_launcher',
+        "    distrib_run.run(args)",
+        f'  File "{site}/torch/distributed/run.py", line 797, in run',
+        "    elastic_launch(",
+        f'  File "{site}/torch/distributed/launcher/api.py", line 134, in __call__',
+        "    return launch_agent(self._config, self._entrypoint, list(args))",
+    ] + [ln.replace("{site}", site).replace("{la}", "255") for ln in _signal_exception_tail(torch_v, agent, 1)]
+    write_case("sighup-session-hangup-accelerate-lora-02", {
+        "label": "sighup-session-hangup",
+        "difficulty": "medium",
+        "description": "accelerate launch (multi-GPU, so torch elastic underneath) of a LoRA fine-tune; at 1189/2343 "
+                       "the HF progress bar stops and the agent logs 'Received 1 death signal' and sends SIGHUP to "
+                       "the workers; the visible end is a SignalException traceback through accelerate. Nothing "
+                       "failed in the workers: the launching terminal went away.",
+        "initiating_rank": None,
+        "facts": {"torch_version": "2.1.2", "launcher": "accelerate", "world_size": "4", "precision": "bf16",
+                  "failure_step": "1189"},
+        "must_mention": ["SIGHUP", "nohup"],
+    }, {"train.log": J(out)})
+
+
+@case
+def sighup_multinode_collateral_03():
+    r = rng_for("hup3")
+    c0 = Clock("2024-10-03 01:12:40")
+    torch_v, site = "2.4.1", "/opt/venv/lib/python3.11/site-packages"
+    hosts = ["h100-a01", "h100-a02"]
+    ips = ["10.1.0.11", "10.1.0.12"]
+    agents = [77410, 51902]
+    pids = {k: (77430 + k if k < 8 else 51920 + k - 8) for k in range(16)}
+    cmdline = ("torchrun --nnodes=2 --nproc_per_node=8 --rdzv_backend=c10d --rdzv_endpoint=h100-a01:29400 "
+               "--rdzv_id=mistral-cpt-1003 pretrain.py --config configs/cpt_7b.yaml")
+    logs = {}
+    for node in (0, 1):
+        c = Clock("2024-10-03 01:12:40")
+        c.tick(node * 3.1)
+        out = [f"$ {cmdline} > node{node}.log 2>&1 &"]
+        out += torchrun_banner(torch_v, c, agents[node])
+        c.tick(9)
+        for lk in range(8):
+            k = node * 8 + lk
+            out += nccl_init(hosts[node], pids[k], lk, k, 16, "2.20.5", "cuda12.4", r, net="IB", ifname="ib0",
+                             ip=ips[node], bus=["18000", "2a000", "3a000", "5d000", "9a000", "ab000", "ba000", "db000"][lk],
+                             show_version=(k == 0), nchan=2)[-2:]
+        logs[node] = (c, out)
+    # training progress is printed by global rank 0 only (node0.log)
+    c, out = logs[0]
+    loss = 2.28
+    for step in range(20, 1841, 20):
+        c.tick(20 * 3.95 + r.uniform(-1, 1))
+        loss = max(1.7, loss - r.uniform(-0.003, 0.006))
+        out.append(f"[{c.t:%Y-%m-%d %H:%M:%S}] step {step:6d} | loss {loss:.4f} | lr {1.5e-4 * min(1, step / 400):.3e} "
+                   f"| tflops/gpu {r.uniform(402, 409):.1f} | mem {r.uniform(61.1, 61.9):.1f}G")
+    t_hup = Clock(c.t.strftime("%Y-%m-%d %H:%M:%S")).tick(2.7)
+    out.append(elastic_log(torch_v, t_hup, "W", "torch.distributed.elastic.agent.server.api", 696,
+                           "Received 1 death signal, shutting down workers", agents[0]))
+    for lk in range(8):
+        out.append(elastic_log(torch_v, t_hup.tick(0.002), "W", "torch.distributed.elastic.multiprocessing.api", 897,
+                               f"Sending process {pids[lk]} closing signal SIGHUP", agents[0]))
+    out += agent_traceback("3.11", site, "/opt/venv/bin/torchrun", torch_v, _signal_exception_tail(torch_v, agents[0], 1))
+    # node1: its ranks lose their peers on node0
+    c1, out1 = logs[1]
+    c1.t = t_hup.t
+    c1.tick(7.8)
+    failing = [9, 12, 8, 14, 10, 15, 11, 13]
+    for n, k in enumerate(failing):
+        cc = Clock(c1.t.strftime("%Y-%m-%d %H:%M:%S")).tick(n * 0.013 + 0.4)
+        ts = f"E{cc.t:%m%d %H:%M:%S}.{r.randint(0, 999999999):09d}"
+        msg = (f"[PG 0 (default_pg) Rank {k}] Process group watchdog thread terminated with exception: NCCL error: "
+               "remote process exited or there was a network error, NCCL version 2.20.5")
+        out1 += [
+            f"{hosts[1]}:{pids[k]}:{pids[k] + 211} [{k - 8}] transport/net_ib.cc:1696 NCCL WARN NET/IB : Got completion "
+            f"from peer {ips[0]}<{r.randint(40000, 60000)}> with error 12, opcode 0, len 0, vendor err 129 (Recv) "
+            f"localGid ::ffff:{ips[1]} remoteGidsfe80::ffff:{ips[0]}",
+            f"{hosts[1]}:{pids[k]}:{pids[k] + 211} [{k - 8}] NCCL INFO transport/net.cc:1302 -> 6",
+            f"{hosts[1]}:{pids[k]}:{pids[k] + 211} [{k - 8}] NCCL INFO proxy.cc:694 -> 6",
+            f"{hosts[1]}:{pids[k]}:{pids[k] + 211} [{k - 8}] NCCL INFO proxy.cc:874 -> 6 [Progress Thread]",
+            f"[rank{k}]:[{ts} ProcessGroupNCCL.cpp:1515] {msg}",
+            "ncclRemoteError: A call failed possibly due to a network error or a remote process exiting prematurely.",
+            "Last error:",
+            f"NET/IB : Got completion from peer {ips[0]}<{r.randint(40000, 60000)}> with error 12, opcode 0, len 0, vendor err 129 (Recv)",
+            f"Exception raised from checkForNCCLErrorsInternal at ../torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:1977 (most recent call first):",
+            f"frame #0: c10::Error::Error(c10::SourceLocation, std::string) + 0x96 (0x7f{r.getrandbits(36):09x} in {site}/torch/lib/libc10.so)",
+            f"frame #1: c10d::ProcessGroupNCCL::checkForNCCLErrorsInternal(std::shared_ptr<c10d::NCCLComm>&) + 0x220 (0x7f{r.getrandbits(36):09x} in {site}/torch/lib/libtorch_cuda.so)",
+            f"frame #2: c10d::ProcessGroupNCCL::WorkNCCL::checkAndSetException() + 0x7c (0x7f{r.getrandbits(36):09x} in {site}/torch/lib/libtorch_cuda.so)",
+            f"frame #3: c10d::ProcessGroupNCCL::watchdogHandler() + 0x210 (0x7f{r.getrandbits(36):09x} in {site}/torch/lib/libtorch_cuda.so)",
+            f"frame #4: c10d::ProcessGroupNCCL::ncclCommWatchdog() + 0x10c (0x7f{r.getrandbits(36):09x} in {site}/torch/lib/libtorch_cuda.so)",
+            "",
+            "terminate called after throwing an instance of 'c10::DistBackendError'",
+            f"  what():  {msg}",
+        ]
+    c1.tick(1.9)
+    out1.append(elastic_log(torch_v, c1, "E", "torch.distributed.elastic.multiprocessing.api", 863,
+                            f"failed (exitcode: -6) local_rank: 1 (pid: {pids[9]}) of binary: /opt/venv/bin/python", agents[1]))
+    out1 += agent_traceback("3.11", site, "/opt/venv/bin/torchrun", torch_v, [
+        '  File "{site}/torch/distributed/launcher/api.py", line {la}, in launch_agent',
+        "    raise ChildFailedError(",
+    ])
+    others = []
+    for k in failing[1:]:
+        others.append({"time": c1.elastic(), "host": hosts[1], "rank": k, "local_rank": k - 8, "exitcode": -6,
+                       "pid": pids[k]})
+    others.sort(key=lambda f: f["rank"])
+    out1 += elastic_summary("pretrain.py", {"time": c1.elastic(), "host": hosts[1], "rank": 9, "local_rank": 1,
+                                            "exitcode": -6, "pid": pids[9]}, others)
+    write_case("sighup-session-hangup-multinode-collateral-03", {
+        "label": "sighup-session-hangup",
+        "also": [],
+        "difficulty": "hard",
+        "description": "2-node torchrun (16x H100, torch 2.4.1, NCCL 2.20.5), each node started by hand in an SSH "
+                       "shell with '&'. node0's session hangs up: its agent logs 'Received 1 death signal' and "
+                       "SIGHUPs ranks 0-7. node1's ranks then get NET/IB completion errors and ncclRemoteError, "
+                       "abort (SIGABRT) and node1's ChildFailedError names rank 9: all collateral.",
+        "initiating_rank": None,
+        "facts": {"torch_version": "2.4.1", "nccl_version": "2.20.5", "launcher": "torchrun", "num_nodes": "2",
+                  "world_size": "16", "failure_step": "1840"},
+        "must_mention": ["SIGHUP", "node0"],
+    }, {"node0.log": J(logs[0][1]), "node1.log": J(out1)})
+
+
+# ================================================================ process-killed-sigkill
+
+@case
+def sigkill_torchrun_summary_01():
+    r = rng_for("k1")
+    c = Clock("2024-03-05 10:31:12")
+    torch_v, site = "2.2.1", "/usr/local/lib/python3.10/dist-packages"
+    host = "a100-node-11"
+    agent = 9120
+    pids = [9135 + i for i in range(8)]
+    out = [nvidia_smi("Tue Mar  5 10:31:10 2024", "535.161.07",
+                      [gpu_row("A100-SXM4-80GB", 81920, f"00000000:{b}:00.0", pwr=r.randint(58, 66), temp=r.randint(29, 34))
+                       for b in ["07", "0F", "47", "4E", "87", "90", "B7", "BD"]])]
+    out.append("+ torchrun --nproc_per_node=8 --master_port=29511 train_mae.py --cfg configs/mae_vit_l_in1k.yaml")
+    out += torchrun_banner(torch_v, c, agent)
+    c.tick(7)
+    out += [
+        "| distributed init (rank 0): env://, gpu 0",
+        "[10:31:24.901] Namespace(accum_iter=1, batch_size=128, blr=0.00015, epochs=800, input_size=224, "
+        "mask_ratio=0.75, model='mae_vit_large_patch16', norm_pix_loss=True, num_workers=10, pin_mem=True, "
+        "warmup_epochs=40, weight_decay=0.05, world_size=8)",
+        "[10:31:24.902] base lr: 1.50e-04, actual lr: 6.00e-04, accumulate grad iterations: 1, effective batch size: 1024",
+        "Sampler_train = <torch.utils.data.distributed.DistributedSampler object at 0x7f3a1c2e7d90>",
+        "[10:31:31.448] Start training for 800 epochs",
+    ]
+    for ep in range(3):
+        for it in range(0, 1251, 100):
+            c.tick(100 * 0.49 + r.uniform(-1, 1))
+            out.append(f"Epoch: [{ep}]  [{it:4d}/1251]  eta: 0:{(1251 - it) * 49 // 6000:02d}:{r.randint(10, 59):02d}  "
+                       f"lr: {6e-4 * (ep * 1251 + it) / (40 * 1251):.6f}  loss: {1.02 - 0.07 * ep - it * 1e-5:.4f} "
+                       f"({1.03 - 0.07 * ep:.4f})  time: {r.uniform(.47, .52):.4f}  data: {r.uniform(.0008, .002):.4f}  max mem: 35412")
+        out.append(f"Epoch: [{ep}] Total time: 0:10:{r.randint(10, 30)} (0.4921 s / it)")
+        out.append(f"Averaged stats: lr: {6e-4 * (ep + 1) / 40:.6f}  loss: {1.0 - 0.07 * ep:.4f} ({1.0 - 0.07 * ep:.4f})")
+    ep = 3
+    for it in range(0, 701, 100):
+        c.tick(100 * 0.49 + r.uniform(-1, 1))
+        out.append(f"Epoch: [{ep}]  [{it:4d}/1251]  eta: 0:0{(1251 - it) * 49 // 6000}:{r.randint(10, 59):02d}  "
+                   f"lr: {6e-4 * (ep * 1251 + it) / (40 * 1251):.6f}  loss: {0.81 - it * 1e-5:.4f} (0.8112)  "
+                   f"time: {r.uniform(.47, .52):.4f}  data: {r.uniform(.0008, .002):.4f}  max mem: 35412")
+    c.tick(31.7)
+    for i in [0, 1, 2, 3, 4, 5, 7]:
+        out.append(elastic_log(torch_v, c.tick(0.001), "W", "torch.distributed.elastic.multiprocessing.api", 0,
+                               f"Sending process {pids[i]} closing signal SIGTERM"))
+    c.tick(1.8)
+    out.append(elastic_log(torch_v, c, "E", "torch.distributed.elastic.multiprocessing.api", 0,
+                           f"failed (exitcode: -9) local_rank: 6 (pid: {pids[6]}) of binary: /usr/bin/python"))
+    out += agent_traceback("3.10", site, "/usr/local/bin/torchrun", torch_v, [
+        '  File "{site}/torch/distributed/launcher/api.py", line {la}, in launch_agent',
+        "    raise ChildFailedError(",
+    ])
+    out += elastic_summary("train_mae.py", {"time": c.elastic(), "host": host, "rank": 6, "local_rank": 6,
+                                            "exitcode": -9, "pid": pids[6]})
+    write_case("process-killed-sigkill-torchrun-mae-01", {
+        "label": "process-killed-sigkill",
+        "also": ["host-oom-killed"],
+        "difficulty": "easy",
+        "description": "torchrun, 8x A100-80GB MAE pretraining; mid epoch 3 local rank 6 disappears with no Python "
+                       "error, torchrun reports exitcode -9 / 'Signal 9 (SIGKILL) received by PID'. The log holds "
+                       "no evidence of who sent it (kernel OOM killer, cgroup limit, an operator or a node agent).",
+        "initiating_rank": 6,
+        "facts": {"gpu_model": "A100-SXM4-80GB", "gpu_count": "8", "driver_version": "535.161.07",
+                  "torch_version": "2.2.1", "launcher": "torchrun", "exit_code": "-9", "signal": "SIGKILL"},
+        "must_mention": ["SIGKILL", "dmesg"],
+    }, {"train.log": J(out)})
+
+
+@case
+def sigkill_gloo_kill9_cpu_02():
+    write_case("process-killed-sigkill-gloo-kill9-cpu-02", {
+        "label": "process-killed-sigkill",
+        "also": ["host-oom-killed"],
+        "difficulty": "medium",
+        "description": "Real CPU run: 4-rank gloo DDP under torchrun; local rank 3 is killed from outside with "
+                       "kill -9. Ranks 0 and 2 print 'Connection closed by peer' tracebacks first (collateral), "
+                       "torchrun SIGTERMs the rest and its summary names rank 3, exitcode -9 (SIGKILL).",
+        "initiating_rank": 3,
+        "facts": {"launcher": "torchrun", "world_size": "4", "exit_code": "-9", "signal": "SIGKILL"},
+        "must_mention": ["SIGKILL", "rank 3"],
+    }, {"run.log": REAL_GLOO_KILL9})
+
+
+@case
+def sigkill_k8s_liveness_03():
+    r = rng_for("k3")
+    akid, asec = aws_key_id(r), aws_secret(r)
+    c = Clock("2024-07-22 13:05:09")
+    out_log = [
+        f"{c.t:%Y-%m-%d %H:%M:%S} [entrypoint] pid=1 python /app/train.py --config /app/configs/sft_eval.yaml",
+        f"{c.t:%Y-%m-%d %H:%M:%S} [entrypoint] environment:",
+        "  AWS_DEFAULT_REGION=us-east-1",
+        f"  AWS_ACCESS_KEY_ID={akid}",
+        f"  AWS_SECRET_ACCESS_KEY={asec}",
+        "  CKPT_URI=s3://acme-ml-ckpts/sft/qwen2-7b-support-v6/",
+        "  HEARTBEAT_FILE=/tmp/heartbeat",
+        "  NVIDIA_VISIBLE_DEVICES=GPU-5c1f0a3e-77d2-4b58-9b0e-2f3c9d1a6e41",
+        "  PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True",
+        f"{c.tick(4).t:%Y-%m-%d %H:%M:%S} [train] torch 2.3.0+cu121, cuda available: True, device: NVIDIA A100 80GB PCIe",
+        f"{c.tick(38).t:%Y-%m-%d %H:%M:%S} [train] loaded Qwen/Qwen2-7B with LoRA r=64 (trainable 161.5M / 7.78B)",
+        f"{c.t:%Y-%m-%d %H:%M:%S} [train] heartbeat -> /tmp/heartbeat every optimizer step",
+    ]
+    loss = 1.21
+    for step in range(20, 1001, 20):
+        c.tick(20 * 4.1 + r.uniform(-2, 2))
+        loss = max(0.7, loss - r.uniform(-0.004, 0.01))
+        out_log.append(f"{c.t:%Y-%m-%d %H:%M:%S} [train] step {step}/3000 loss={loss:.4f} lr={1e-4 * min(1, step / 100):.2e} "
+                       f"gpu_mem={r.uniform(52.1, 53.0):.1f}GiB rss={r.uniform(21.2, 21.9):.1f}GiB")
+        if step % 500 == 0:
+            out_log.append(f"{c.tick(9).t:%Y-%m-%d %H:%M:%S} [ckpt] saved adapter to /workspace/out/step-{step} (616.2 MiB), "
+                           f"uploading to s3://acme-ml-ckpts/sft/qwen2-7b-support-v6/step-{step}/ ... done in 7.3s")
+    c.tick(2)
+    out_log.append(f"{c.t:%Y-%m-%d %H:%M:%S} [eval] generative eval on 2400 prompts, max_new_tokens=768, batch 16")
+    for b in range(10, 151, 10):
+        c.tick(10 * 6.4 + r.uniform(-3, 3))
+        out_log.append(f"{c.t:%Y-%m-%d %H:%M:%S} [eval] batch {b}/150  ({b * 16} prompts, {r.uniform(360, 380):.0f} tok/s)")
+    kill_t = Clock(c.t.strftime("%Y-%m-%d %H:%M:%S")).tick(19)
+    last = Clock(kill_t.t.strftime("%Y-%m-%d %H:%M:%S")).tick(30)
+    started_first = "Mon, 22 Jul 2024 13:05:08 +0000"
+    describe = dedent(f"""
+        Name:             qwen2-sft-support-v6-0
+        Namespace:        ml-training
+        Priority:         0
+        Service Account:  trainer
+        Node:             gpu-a100-pool-7c9d2/10.64.3.17
+        Start Time:       Mon, 22 Jul 2024 13:04:51 +0000
+        Labels:           app=sft-trainer
+                          controller-revision-hash=qwen2-sft-support-v6-6d8f5b9c47
+                          statefulset.kubernetes.io/pod-name=qwen2-sft-support-v6-0
+        Status:           Running
+        IP:               10.64.3.201
+        Controlled By:    StatefulSet/qwen2-sft-support-v6
+        Containers:
+          trainer:
+            Container ID:  containerd://3f0b8c2e9d4a71f65c0e2b7d9a8f1c34e6b5a0d9c8e7f6a5b4c3d2e1f0a9b8c7
+            Image:         registry.acme.internal/ml/trainer:2024.07.3
+            Image ID:      registry.acme.internal/ml/trainer@sha256:8e1d0c2b4a69f7d3e5c1b0a9f8e7d6c5b4a3f2e1d0c9b8a7f6e5d4c3b2a1f0e9
+            Port:          <none>
+            Host Port:     <none>
+            Command:
+              python
+              /app/train.py
+              --config
+              /app/configs/sft_eval.yaml
+            State:          Running
+              Started:      {last.t:%a, %d %b %Y %H:%M:%S} +0000
+            Last State:     Terminated
+              Reason:       Error
+              Exit Code:    137
+              Started:      {started_first}
+              Finished:     {kill_t.t:%a, %d %b %Y %H:%M:%S} +0000
+            Ready:          True
+            Restart Count:  1
+            Limits:
+              cpu:             16
+              memory:          120Gi
+              nvidia.com/gpu:  1
+            Requests:
+              cpu:             16
+              memory:          120Gi
+              nvidia.com/gpu:  1
+            Liveness:     exec [sh -c test $(( $(date +%s) - $(stat -c %Y /tmp/heartbeat) )) -lt 300] delay=600s timeout=5s period=60s #success=1 #failure=3
+            Environment Variables from:
+              trainer-aws  Secret  Optional: false
+            Environment:
+              CKPT_URI:        s3://acme-ml-ckpts/sft/qwen2-7b-support-v6/
+              HEARTBEAT_FILE:  /tmp/heartbeat
+            Mounts:
+              /dev/shm from dshm (rw)
+              /workspace from scratch (rw)
+        Conditions:
+          Type              Status
+          Initialized       True 
+          Ready             True 
+          ContainersReady   True 
+          PodScheduled      True 
+        QoS Class:                   Guaranteed
+        Node-Selectors:              nvidia.com/gpu.product=NVIDIA-A100-80GB-PCIe
+        Tolerations:                 nvidia.com/gpu:NoSchedule op=Exists
+        Events:
+          Type     Reason     Age                  From     Message
+          ----     ------     ----                 ----     -------
+          Warning  Unhealthy  4m42s (x3 over 6m42s)  kubelet  Liveness probe failed:
+          Normal   Killing    4m42s                kubelet  Container trainer failed liveness probe, will be restarted
+          Normal   Pulled     4m11s (x2 over 82m)  kubelet  Container image "registry.acme.internal/ml/trainer:2024.07.3" already present on machine
+          Normal   Created    4m11s (x2 over 82m)  kubelet  Created container trainer
+          Normal   Started    4m11s (x2 over 82m)  kubelet  Started container trainer
+    """)
+    write_case("process-killed-sigkill-k8s-liveness-03", {
+        "label": "process-killed-sigkill",
+        "difficulty": "medium",
+        "description": "Kubernetes pod, python as PID 1 on an A100 80GB PCIe; a 16-minute generative eval does not "
+                       "touch the heartbeat file, the exec liveness probe fails 3 times, kubelet sends SIGTERM "
+                       "(ignored by PID 1 without a handler) and SIGKILL after the grace period: Last State "
+                       "Terminated, Reason Error (not OOMKilled), Exit Code 137. The container log just stops.",
+        "initiating_rank": None,
+        "facts": {"gpu_model": "A100 80GB PCIe", "torch_version": "2.3.0", "launcher": "python", "exit_code": "137",
+                  "failure_step": "1000"},
+        "must_mention": ["liveness", "137"],
+        "secrets": [akid, asec],
+    }, {"pod-previous.log": J(out_log), "describe-pod.txt": describe})
+
+
+@case
+def sigkill_multinode_srun_04():
+    r = rng_for("k4")
+    torch_v, site = "2.5.1", "/opt/conda/envs/train/lib/python3.11/site-packages"
+    hosts = ["h200-b01", "h200-b02"]
+    ips = ["10.2.8.21", "10.2.8.22"]
+    agents = [31207, 88514]
+    pids = {k: (31230 + k if k < 8 else 88530 + k - 8) for k in range(16)}
+    jobid = 611093
+    c = Clock("2024-12-09 04:01:17")
+    out = [
+        f"Job {jobid} on {hosts[0]},{hosts[1]} started {c.t:%Y-%m-%dT%H:%M:%S}",
+        "+ srun -l --ntasks-per-node=1 torchrun --nnodes=2 --nproc_per_node=8 --rdzv_backend=c10d "
+        f"--rdzv_endpoint={hosts[0]}:29500 --rdzv_id={jobid} train_dit.py --config configs/dit_xl2_512.yaml",
+    ]
+    for t in (0, 1):
+        out += [f"{t}: " + ln for ln in torchrun_banner(torch_v, Clock("2024-12-09 04:01:19"), agents[t])]
+    for k in (0, 8):
+        t = k // 8
+        out += [f"{t}: " + ln for ln in nccl_init(hosts[t], pids[k], 0, k, 16, "2.21.5", "cuda12.4", r, net="IB",
+                                                  ip=ips[t], bus="18000", show_version=(k == 0), nchan=2)[-3:]]
+    out += [
+        "0: [train_dit] GPU: NVIDIA H200 x 16, world_size=16, global batch 256 (16/GPU), bf16 autocast, "
+        "torch.compile(mode='max-autotune-no-cudagraphs')",
+        "0: [train_dit] dataset: 1,281,167 latents (ImageNet-512, VAE f8), 5004 steps/epoch",
+    ]
+    c.tick(140)
+    loss = 0.1561
+    for step in range(100, 9201, 100):
+        c.tick(100 * 0.71 + r.uniform(-1, 1))
+        loss = max(0.139, loss - r.uniform(-0.0005, 0.0009))
+        out.append(f"0: [{c.t:%Y-%m-%d %H:%M:%S}] (step={step:07d}) Train Loss: {loss:.4f}, Train Steps/Sec: {1 / 0.71 + r.uniform(-.02, .02):.2f}")
+    c.tick(44.6)
+    k = 13
+    out.append(f"1: {c.glog('E')} {agents[1]} torch/distributed/elastic/multiprocessing/api.py:869] failed (exitcode: -9) "
+               f"local_rank: 5 (pid: {pids[k]}) of binary: /opt/conda/envs/train/bin/python")
+    # node1 agent tears down its other ranks
+    c1 = Clock(c.t.strftime("%Y-%m-%d %H:%M:%S"))
+    c1.t = c.t
+    for lk in [0, 1, 2, 3, 4, 6, 7]:
+        out.append(f"1: {c1.tick(0.001).glog('W')} {agents[1]} torch/distributed/elastic/multiprocessing/api.py:897] "
+                   f"Sending process {pids[8 + lk]} closing signal SIGTERM")
+    tb = agent_traceback("3.11", site, "/opt/conda/envs/train/bin/torchrun", torch_v, [
+        '  File "{site}/torch/distributed/launcher/api.py", line {la}, in launch_agent',
+        "    raise ChildFailedError(",
+    ])
+    out += ["1: " + ln for ln in tb]
+    c.tick(0.9)
+    out += ["1: " + ln for ln in elastic_summary("train_dit.py", {"time": c.elastic(), "host": hosts[1], "rank": 13,
+                                                                   "local_rank": 5, "exitcode": -9, "pid": pids[k]})]
+    out.append(f"srun: error: {hosts[1]}: task 1: Exited with exit code 1")
+    # node0 ranks notice that their peers are gone
+    c.tick(6.2)
+    order = [2, 0, 5, 1, 7, 3, 6, 4]
+    for n, kk in enumerate(order):
+        ts = f"E{c.t:%m%d %H:%M:%S}.{r.randint(0, 999999999):09d}"
+        msg = (f"[PG ID 0 PG GUID 0(default_pg) Rank {kk}] Process group watchdog thread terminated with exception: "
+               "NCCL error: remote process exited or there was a network error, NCCL version 2.21.5")
+        out += [
+            f"0: {hosts[0]}:{pids[kk]}:{pids[kk] + 190} [{kk}] transport/net_ib.cc:1733 NCCL WARN NET/IB : Got completion "
+            f"from peer {ips[1]}<{r.randint(40000, 60000)}> with error 12, opcode 0, len 0, vendor err 129 (Recv) "
+            f"localGid ::ffff:{ips[0]} remoteGidsfe80::ffff:{ips[1]}",
+            f"0: [rank{kk}]:[{ts} ProcessGroupNCCL.cpp:1595] {msg}",
+            "0: ncclRemoteError: A call failed possibly due to a network error or a remote process exiting prematurely.",
+            "0: Last error:",
+            f"0: NET/IB : Got completion from peer {ips[1]}<{r.randint(40000, 60000)}> with error 12, opcode 0, len 0, vendor err 129 (Recv)",
+            "0: terminate called after throwing an instance of 'c10::DistBackendError'",
+            f"0:   what():  {msg}",
+        ]
+        if n == 0:
+            c.tick(0.4)
+    c.tick(1.1)
+    out.append(f"0: {c.glog('W')} {agents[0]} torch/distributed/elastic/multiprocessing/api.py:897] "
+               f"Sending process {pids[4]} closing signal SIGTERM")
+    out.append(f"0: {c.tick(0.6).glog('E')} {agents[0]} torch/distributed/elastic/multiprocessing/api.py:869] failed "
+               f"(exitcode: -6) local_rank: 2 (pid: {pids[2]}) of binary: /opt/conda/envs/train/bin/python")
+    out += ["0: " + ln for ln in tb]
+    others = [{"time": c.elastic(), "host": hosts[0], "rank": kk, "local_rank": kk, "exitcode": -6, "pid": pids[kk]}
+              for kk in sorted(order[1:7])]
+    out += ["0: " + ln for ln in elastic_summary("train_dit.py", {"time": c.elastic(), "host": hosts[0], "rank": 2,
+                                                                   "local_rank": 2, "exitcode": -6, "pid": pids[2]},
+                                                 others)]
+    out.append(f"srun: error: {hosts[0]}: task 0: Exited with exit code 1")
+    out.append("dmesg: read kernel buffer failed: Operation not permitted")
+    out.append(f"Job {jobid} finished {c.tick(3).t:%Y-%m-%dT%H:%M:%S} with exit code 1")
+    write_case("process-killed-sigkill-multinode-srun-04", {
+        "label": "process-killed-sigkill",
+        "also": ["host-oom-killed"],
+        "difficulty": "hard",
+        "description": "srun -l with one torchrun per node, 16x H200 (torch 2.5.1, NCCL 2.21.5). Global rank 13 "
+                       "(node 1, local 5) dies of SIGKILL with no Python error; node 0's ranks then get NET/IB "
+                       "errors and ncclRemoteError, abort, and node 0's ChildFailedError (rank 2, exitcode -6) is "
+                       "the last thing in the file. The epilog could not read dmesg.",
+        "initiating_rank": 13,
+        "facts": {"gpu_model": "H200", "torch_version": "2.5.1", "nccl_version": "2.21.5", "num_nodes": "2",
+                  "world_size": "16", "exit_code": "-9", "signal": "SIGKILL", "failure_step": "9200"},
+        "must_mention": ["SIGKILL", "rank 13"],
+    }, {f"slurm-{jobid}.out": J(out)})
+
+
+# ================================================================ slurm-time-limit
+
+@case
+def slurm_time_limit_hf_easy_01():
+    r = rng_for("s1")
+    jobid, node = 5520117, "gpu-q-12"
+    c = Clock("2024-03-18 22:00:04")
+    site = "/software/envs/nlp-2403/lib/python3.10/site-packages"
+    out = [
+        f"Job {jobid} ({'t5-xl-summ'}) start {c.t:%a %b %d %H:%M:%S CET %Y} on {node}; time limit 08:00:00",
+        "Loaded modules: cuda/12.1.1 cudnn/8.9.2 nccl/2.18.3",
+        nvidia_smi("Mon Mar 18 22:00:05 2024", "530.30.02",
+                   [gpu_row("A100-SXM4-40GB", 40960, "00000000:31:00.0", pwr=52, temp=30)]),
+        f"{site}/transformers/models/t5/tokenization_t5_fast.py:160: FutureWarning: This tokenizer was incorrectly "
+        "instantiated with a model max length of 512 which will be corrected in Transformers v5.",
+        "For now, this behavior is kept to avoid breaking backwards compatibility when padding/encoding with "
+        "`truncation is True`.",
+        "- Be aware that you SHOULD NOT rely on t5-base automatically truncating your input to 512 when padding/"
+        "encoding.",
+        "  warnings.warn(",
+        "Running tokenizer on train dataset: 100%|██████████| 287113/287113 [02:31<00:00, 1895.22 examples/s]",
+        "Running tokenizer on validation dataset: 100%|██████████| 13368/13368 [00:07<00:00, 1861.40 examples/s]",
+        "***** Running training *****",
+        "  Num examples = 287,113",
+        "  Num Epochs = 3",
+        "  Instantaneous batch size per device = 8",
+        "  Total train batch size (w. parallel, distributed & accumulation) = 64",
+        "  Gradient Accumulation steps = 8",
+        "  Total optimization steps = 13,458",
+        "  Number of trainable parameters = 2,849,757,184",
+    ]
+    spit = 2.21
+    el = 0
+    loss = 2.61
+    for step in range(250, 13459, 250):
+        el += 250 * spit + r.uniform(-5, 5)
+        if el > 8 * 3600 - 200:
+            break
+        loss = max(1.31, loss - r.uniform(-0.004, 0.03))
+        out.append(tqdm_bar(step, 13458, el, spit))
+        out.append(hf_loss_line(loss, r.uniform(.2, .5), 1e-4 * (1 - step / 13458), step / 4486))
+        if step % 2500 == 0:
+            out.append(tqdm_bar(step, 13458, el, spit))
+            out.append(f"Saving model checkpoint to /scratch/t5xl-cnndm/checkpoint-{step}")
+    out.append(tqdm_bar(13458 * 0 + int((8 * 3600 - 170) / spit), 13458, 8 * 3600 - 170, spit))
+    c.tick(8 * 3600 + 3)
+    out += [
+        f"slurmstepd: error: *** JOB {jobid} ON {node} CANCELLED AT {c.iso()} DUE TO TIME LIMIT ***",
+        "srun: Job step aborted: Waiting up to 32 seconds for job step to finish.",
+        f"slurmstepd: error: *** STEP {jobid}.0 ON {node} CANCELLED AT {c.iso()} DUE TO TIME LIMIT ***",
+    ]
+    write_case("slurm-time-limit-hf-t5-easy-01", {
+        "label": "slurm-time-limit",
+        "difficulty": "easy",
+        "description": "Single A100-40GB Slurm job (srun python, HF Trainer, T5-XL summarisation): 13,458 steps at "
+                       "~2.2 s/it is ~8.3 h of training under an 8 h limit; the job is cancelled DUE TO TIME LIMIT "
+                       "near step 12,950, the last checkpoint being checkpoint-12500.",
+        "initiating_rank": None,
+        "facts": {"gpu_model": "A100-SXM4-40GB", "driver_version": "530.30.02", "launcher": "srun"},
+        "must_mention": ["time limit", "resume"],
+    }, {f"slurm-{jobid}.out": J(out)})
+
+
+@case
+def slurm_time_limit_split_err_02():
+    r = rng_for("s2")
+    pw = _tok(r, 22)
+    jobid, node = 8812345, "gn-h100-031"
+    torch_v, site = "2.4.0", "/opt/nemo/venv/lib/python3.11/site-packages"
+    agent = 188211
+    pids = [188230 + i for i in range(8)]
+    c = Clock("2024-08-30 18:00:09")
+    o = [
+        f"== job {jobid} start {c.iso()} node {node} ==",
+        f"results db: redis://trainer:{pw}@10.30.0.5:6379/4",
+        "[cfg] model=llama3-8b seq_len=8192 global_batch=512 micro_batch=1 tp=1 pp=1 dp=8 zero=1 precision=bf16",
+        "[cfg] max_steps=20000 save_interval=1000 save_dir=/lustre/ckpt/llama3-8b-cpt",
+        "[cfg] resuming from /lustre/ckpt/llama3-8b-cpt/iter_0006000 (consumed_samples=3072000)",
+    ]
+    e = [f"+ srun --kill-on-bad-exit=1 torchrun --standalone --nproc_per_node=8 pretrain_gpt.py --cfg cpt.yaml"]
+    e += torchrun_banner(torch_v, c, agent)
+    for i in range(8):
+        e.append(f"{site}/transformer_engine/pytorch/attention.py:{4570 + 0}: UserWarning: window_size should be (-1, -1) "
+                 "or (>=0, >=0) for attn_mask_type=causal")
+        e.append("  warnings.warn(")
+    for i in range(8):
+        e.append(f"{site}/torch/distributed/c10d_logger.py:79: FutureWarning: `torch.distributed._all_gather_base` "
+                 "is a private function and will be deprecated. Please use `torch.distributed.all_gather_into_tensor` "
+                 "instead.")
+        e.append("  return func(*args, **kwargs)")
+    c.tick(200)
+    step = 6000
+    while True:
+        c.tick(10 * 14.2 + r.uniform(-2, 2))
+        step += 10
+        if c.t >= datetime(2024, 8, 31, 6, 0, 9):
+            break
+        o.append(f" [{c.t:%Y-%m-%d %H:%M:%S}] iteration {step:8d}/   20000 | consumed samples: {step * 512:10d} | "
+                 f"elapsed time per iteration (ms): {14200 + r.randint(-200, 200):.1f} | learning rate: "
+                 f"{3e-4 * (1 - step / 20000):.6E} | global batch size:   512 | lm loss: {1.98 - step * 1e-5 + r.uniform(-.01, .01):.6E} | "
+                 f"loss scale: 1.0 | grad norm: {r.uniform(.15, .3):.3f} | number of skipped iterations:   0 | "
+                 "number of nan iterations:   0 |")
+        if step % 1000 == 0:
+            o.append(f"saving checkpoint at iteration {step:7d} to /lustre/ckpt/llama3-8b-cpt in torch format")
+            o.append(f"  successfully saved checkpoint from iteration {step:7d} to /lustre/ckpt/llama3-8b-cpt "
+                     f"[ t 1/1, p 1/1 ]")
+            c.tick(48)
+    c.t = datetime(2024, 8, 31, 6, 0, 9)
+    e += [
+        f"slurmstepd: error: *** JOB {jobid} ON {node} CANCELLED AT {c.iso()} DUE TO TIME LIMIT ***",
+        f"slurmstepd: error: *** STEP {jobid}.0 ON {node} CANCELLED AT {c.iso()} DUE TO TIME LIMIT ***",
+        "srun: Job step aborted: Waiting up to 32 seconds for job step to finish.",
+    ]
+    c.tick(0.02)
+    e.append(elastic_log(torch_v, c, "W", "torch.distributed.elastic.agent.server.api", 704,
+                         "Received 15 death signal, shutting down workers", agent))
+    for pid in pids:
+        e.append(elastic_log(torch_v, c.tick(0.001), "W", "torch.distributed.elastic.multiprocessing.api", 858,
+                             f"Sending process {pid} closing signal SIGTERM", agent))
+    e += agent_traceback("3.11", site, "/opt/nemo/venv/bin/torchrun", torch_v, _signal_exception_tail(torch_v, agent, 15))
+    write_case("slurm-time-limit-split-out-err-02", {
+        "label": "slurm-time-limit",
+        "difficulty": "medium",
+        "description": "sbatch with separate --output/--error files, torchrun on 8x H100 (torch 2.4.0), continued "
+                       "pretraining resumed at iteration 6000. The .out just stops; the .err ends with torchrun's "
+                       "'Received 15 death signal' and SignalException: got signal: 15; the 'CANCELLED ... DUE TO "
+                       "TIME LIMIT' line is in the .err a few lines above.",
+        "initiating_rank": None,
+        "facts": {"torch_version": "2.4.0", "launcher": "torchrun", "world_size": "8", "precision": "bf16",
+                  "zero_stage": "1", "signal": "SIGTERM"},
+        "must_mention": ["time limit", "SIGTERM"],
+        "secrets": [pw],
+    }, {f"slurm-{jobid}.out": J(o), f"slurm-{jobid}.err": J(e)})
+
+
+@case
+def slurm_time_limit_preempted_deepspeed_03():
+    r = rng_for("s3")
+    jobid, node = 881203, "a100-spot-03"
+    c = Clock("2024-09-04 09:41:12")
+    ds_v, torch_v, site = "0.12.6", "2.1.2", "/usr/local/lib/python3.10/dist-packages"
+    pids = [40112, 40113, 40114, 40115]
+    cmd = lambda i: (f"['/usr/bin/python3', '-u', 'finetune.py', '--local_rank={i}', '--deepspeed', 'ds_z2_offload.json', "
+                     "'--model', 'codellama/CodeLlama-13b-hf', '--out', '/shared/ft/codellama13b-sql']")
+    out = [
+        f"[{c.t:%F %T}] job {jobid} partition=preemptible qos=spot requeue=1 restarts=2 node={node}",
+        f"[{c.t:%F %T}] resuming from /shared/ft/codellama13b-sql/latest (global_step1400)",
+        ds_report(ds_v, torch_v, "12.1", site, "251.77 GB", {"cpu_adam", "fused_adam"}),
+        f"[{c.tick(3).ds()}] [INFO] [real_accelerator.py:161:get_accelerator] Setting ds_accelerator to cuda (auto detect)",
+        f"[{c.tick(2).ds()}] [WARNING] [runner.py:202:fetch_hostfile] Unable to find hostfile, will proceed with training with local resources only.",
+        f"[{c.ds()}] [INFO] [runner.py:571:main] cmd = /usr/bin/python3 -u -m deepspeed.launcher.launch "
+        "--world_info=eyJsb2NhbGhvc3QiOiBbMCwgMSwgMiwgM119 --master_addr=127.0.0.1 --master_port=29500 "
+        "--enable_each_rank_log=None finetune.py --deepspeed ds_z2_offload.json --model codellama/CodeLlama-13b-hf "
+        "--out /shared/ft/codellama13b-sql",
+        f"[{c.tick(2).ds()}] [INFO] [launch.py:145:main] WORLD INFO DICT: {{'localhost': [0, 1, 2, 3]}}",
+        f"[{c.ds()}] [INFO] [launch.py:151:main] nnodes=1, num_local_procs=4, node_rank=0",
+        f"[{c.ds()}] [INFO] [launch.py:162:main] global_rank_mapping=defaultdict(<class 'list'>, {{'localhost': [0, 1, 2, 3]}})",
+        f"[{c.ds()}] [INFO] [launch.py:163:main] dist_world_size=4",
+        f"[{c.ds()}] [INFO] [launch.py:165:main] Setting CUDA_VISIBLE_DEVICES=0,1,2,3",
+    ]
+    for i in range(4):
+        out.append(f"[{c.ds()}] [INFO] [launch.py:253:main] process {pids[i]} spawned with command: {cmd(i)}")
+    c.tick(9)
+    out += [
+        f"[{c.ds()}] [INFO] [comm.py:637:init_distributed] cdb=None",
+        f"[{c.ds()}] [INFO] [comm.py:668:init_distributed] Initializing TorchBackend in DeepSpeed with backend nccl",
+        f"[{c.tick(31).ds()}] [INFO] [logging.py:96:log_dist] [Rank 0] DeepSpeed info: version={ds_v}, git-hash=unknown, git-branch=unknown",
+        f"[{c.tick(4).ds()}] [INFO] [logging.py:96:log_dist] [Rank 0] DeepSpeed Basic Optimizer = DeepSpeedCPUAdam",
+        f"[{c.ds()}] [INFO] [logging.py:96:log_dist] [Rank 0] Creating torch.bfloat16 ZeRO stage 2 optimizer",
+        f"[{c.ds()}] [INFO] [stage_1_and_2.py:148:__init__] Reduce bucket size 500000000",
+        f"[{c.ds()}] [INFO] [stage_1_and_2.py:149:__init__] Allgather bucket size 500000000",
+        f"[{c.ds()}] [INFO] [stage_1_and_2.py:150:__init__] CPU Offload: True",
+        f"[{c.ds()}] [INFO] [stage_1_and_2.py:151:__init__] Round robin gradient partitioning: False",
+        f"[{c.tick(60).ds()}] [INFO] [torch_checkpoint_engine.py:27:load] [Torch] Loading checkpoint from /shared/ft/codellama13b-sql/global_step1400/mp_rank_00_model_states.pt...",
+        f"[{c.tick(41).ds()}] [INFO] [engine.py:3023:_get_all_zero_checkpoint_state_dicts] successfully read 4 ZeRO state_dicts for rank 0",
+        f"[{c.tick(30).ds()}] [INFO] [engine.py:2973:_load_zero_checkpoint] loading 4 zero partition checkpoints for rank 0",
+    ]
+    for step in range(1410, 1721, 10):
+        c.tick(10 * 11.7 + r.uniform(-2, 2))
+        out.append(f"[{c.ds()}] [INFO] [logging.py:96:log_dist] [Rank 0] step={step}, skipped=0, lr=[1.2e-05], mom=[(0.9, 0.95)]")
+        out.append(f"{{'step': {step}, 'loss': {0.412 - (step - 1400) * 1e-4 + r.uniform(-.01, .01):.4f}, 'tokens_per_sec': {r.randint(2830, 2890)}}}")
+    c.tick(63)
+    out += [
+        f"slurmstepd: error: *** JOB {jobid} ON {node} CANCELLED AT {c.iso()} DUE TO PREEMPTION ***",
+        f"slurmstepd: error: *** STEP {jobid}.0 ON {node} CANCELLED AT {c.iso()} DUE TO PREEMPTION ***",
+        "srun: Job step aborted: Waiting up to 32 seconds for job step to finish.",
+    ]
+    for i in range(4):
+        out.append(f"[{c.tick(0.01).ds()}] [INFO] [launch.py:315:sigkill_handler] Killing subprocess {pids[i]}")
+    out.append(f"[{c.tick(0.2).ds()}] [INFO] [launch.py:324:sigkill_handler] Main process received SIGTERM, exiting")
+    out.append(f"srun: error: {node}: task 0: Exited with exit code 1")
+    write_case("slurm-time-limit-preempted-deepspeed-03", {
+        "label": "slurm-time-limit",
+        "difficulty": "medium",
+        "description": "Requeueable spot/preemptible Slurm job (third restart) running the deepspeed launcher on 4 "
+                       "GPUs, ZeRO-2 CPU offload; ~6 h in, a higher-priority job preempts it: 'CANCELLED ... DUE "
+                       "TO PREEMPTION', then DeepSpeed's 'Main process received SIGTERM, exiting' and exit code 1. "
+                       "It resumes from global_step1400 and had saved nothing since.",
+        "initiating_rank": None,
+        "facts": {"deepspeed_version": "0.12.6", "launcher": "deepspeed", "world_size": "4", "zero_stage": "2",
+                  "optimizer": "DeepSpeedCPUAdam", "signal": "SIGTERM"},
+        "must_mention": ["preempt", "checkpoint"],
+    }, {f"slurm-{jobid}.out": J(out)})
+
+
+@case
+def slurm_time_limit_emergency_save_04():
+    r = rng_for("s4")
+    jobid, node = 3390457, "h100-07"
+    c = Clock("2024-11-14 20:00:02")
+    out = [
+        f"### {c.t:%F %T} job {jobid} on {node}, --time=12:00:00, KillWait=30s",
+        f"### python train.py --config configs/vit_g_jepa.yaml  (torch 2.5.0+cu124, 1x NVIDIA H100 80GB HBM3)",
+        "[setup] SIGTERM handler installed: on SIGTERM write an emergency checkpoint and exit 0",
+        "[setup] checkpoint every 5000 steps to /nfs/ckpt/vitg-jepa (model+ema+optimizer, ~38 GB)",
+    ]
+    step = 0
+    loss = 0.62
+    while c.t < datetime(2024, 11, 15, 7, 59, 0):
+        c.tick(250 * 0.6 + r.uniform(-2, 2))
+        step += 250
+        loss = max(0.31, loss - r.uniform(-0.001, 0.002))
+        out.append(f"[{c.t:%H:%M:%S}] ep {step // 6250:3d} it {step:6d} loss {loss:.5f} ema_m {0.996 + step / 2e7:.5f} "
+                   f"lr {1e-3 * min(1, step / 10000):.3e} ({0.6 + r.uniform(-.01, .01):.3f}s/it, {r.uniform(71.5, 72.4):.1f} GB)")
+        if step % 5000 == 0:
+            c.tick(410)
+            out.append(f"[{c.t:%H:%M:%S}] saved /nfs/ckpt/vitg-jepa/it{step:06d}.pt in 410.3s")
+    c.t = datetime(2024, 11, 15, 8, 0, 7)
+    out += [
+        f"slurmstepd: error: *** JOB {jobid} ON {node} CANCELLED AT {c.iso()} DUE TO TIME LIMIT ***",
+        f"slurmstepd: error: *** STEP {jobid}.0 ON {node} CANCELLED AT {c.iso()} DUE TO TIME LIMIT ***",
+        f"[{c.t:%H:%M:%S}] [signal] caught SIGTERM (15) at it {step}: writing emergency checkpoint "
+        f"/nfs/ckpt/vitg-jepa/emergency_it{step:06d}.pt",
+        "srun: Job step aborted: Waiting up to 32 seconds for job step to finish.",
+        f"srun: error: {node}: task 0: Killed",
+        f"### {c.tick(33).t:%F %T} train.py exited with status 137",
+    ]
+    write_case("slurm-time-limit-emergency-save-killed-04", {
+        "label": "slurm-time-limit",
+        "also": [],
+        "difficulty": "hard",
+        "description": "12 h Slurm job on one H100; at the time limit slurmstepd sends SIGTERM, the script's handler "
+                       "starts a ~38 GB emergency checkpoint (regular saves took ~410 s) and KillWait (30 s) expires: "
+                       "SIGKILL, 'task 0: Killed', exit status 137. The ending looks like the host OOM killer; the "
+                       "cause is the time limit, and the emergency checkpoint is truncated.",
+        "initiating_rank": None,
+        "facts": {"gpu_model": "H100 80GB HBM3", "torch_version": "2.5.0", "launcher": "srun", "exit_code": "137"},
+        "must_mention": ["time limit", "--signal"],
+    }, {f"slurm-{jobid}.out": J(out)})
+
+
+# ================================================================ gpu-fell-off-bus
+
+CUDA_ASYNC_NOTE = [
+    "CUDA kernel errors might be asynchronously reported at some other API call, so the stacktrace below might be incorrect.",
+    "For debugging consider passing CUDA_LAUNCH_BLOCKING=1.",
+    "Compile with `TORCH_USE_CUDA_DSA` to enable device-side assertions.",
+]
+
+
+@case
+def fell_off_bus_workstation_01():
+    r = rng_for("bus1")
+    c = Clock("2023-08-12 15:58:03")
+    site = "/home/marta/miniforge3/envs/seg/lib/python3.10/site-packages"
+    out = [
+        "(seg) $ nvidia-smi",
+        nvidia_smi("Sat Aug 12 15:58:01 2023", "525.125.06",
+                   [gpu_row("GeForce RTX 3090", 24576, "00000000:01:00.0", pwr=31, cap=350, temp=41, fan="30%", perf="P8", ecc="N/A", used=310),
+                    gpu_row("GeForce RTX 3090", 24576, "00000000:41:00.0", pwr=22, cap=350, temp=36, fan="0%", perf="P8", ecc="N/A", used=8)]),
+        "(seg) $ CUDA_VISIBLE_DEVICES=1 python train.py --arch unet_effb4 --img 1024 --bs 6 --amp --epochs 60",
+        f"{site}/torchvision/io/image.py:13: UserWarning: Failed to load image Python extension: 'libc10_cuda.so: "
+        "cannot open shared object file: No such file or directory'If you don't plan on using image functionality from "
+        "`torchvision.io`, you can ignore this warning. Otherwise, there might be something wrong with your environment. "
+        "Did you have `libjpeg` or `libpng` installed before building `torchvision` from source?",
+        "  warn(",
+        "torch 2.0.1+cu118 | device cuda:0 (NVIDIA GeForce RTX 3090) | amp fp16",
+        "train 4120 / val 512 tiles, 687 it/epoch",
+    ]
+    for ep in range(1, 15):
+        c.tick(687 * 0.59)
+        out.append(f"epoch {ep:3d}/60 | train loss {0.61 * 0.93 ** ep + r.uniform(-.004, .004):.4f} | val dice "
+                   f"{0.62 + 0.3 * (1 - 0.88 ** ep):.4f} | {687 * 0.59 / 60:.1f} min | lr {3e-4 * (1 - ep / 60):.2e}")
+    out.append(f"epoch  15/60:  {r.randint(38, 44)}%|████▏     | 291/687 [02:51<03:53,  1.70it/s, loss=0.1532]")
+    out += [
+        "Traceback (most recent call last):",
+        '  File "/home/marta/code/seg/train.py", line 244, in <module>',
+        "    main(args)",
+        '  File "/home/marta/code/seg/train.py", line 213, in main',
+        "    tr_loss = train_one_epoch(model, train_dl, opt, scaler, ep, args)",
+        '  File "/home/marta/code/seg/train.py", line 121, in train_one_epoch',
+        "    running += loss.item()",
+        "RuntimeError: CUDA error: unspecified launch failure",
+    ] + CUDA_ASYNC_NOTE + [
+        "",
+        "(seg) $ nvidia-smi",
+        "Unable to determine the device handle for GPU0000:41:00.0: Unknown Error",
+        "(seg) $ sudo dmesg -T | grep -i -e nvrm -e xid | tail -n 8",
+        "[Sat Aug 12 18:07:41 2023] NVRM: GPU at PCI:0000:41:00: GPU-3c9a7d51-0b6e-8f2a-41d7-5e0c2b9f8a16",
+        "[Sat Aug 12 18:07:41 2023] NVRM: GPU Board Serial Number: 0",
+        "[Sat Aug 12 18:07:41 2023] NVRM: Xid (PCI:0000:41:00): 79, pid=48813, name=python, GPU has fallen off the bus.",
+        "[Sat Aug 12 18:07:41 2023] NVRM: GPU 0000:41:00.0: GPU has fallen off the bus.",
+        "[Sat Aug 12 18:07:41 2023] NVRM: A GPU crash dump has been created. If possible, please run",
+        "                           NVRM: nvidia-bug-report.sh as root to collect this data before",
+        "                           NVRM: the NVIDIA kernel module is unloaded.",
+    ]
+    write_case("gpu-fell-off-bus-workstation-3090-01", {
+        "label": "gpu-fell-off-bus",
+        "difficulty": "easy",
+        "description": "Workstation with 2x RTX 3090 (driver 525, torch 2.0.1), single-GPU segmentation training "
+                       "under AMP; 14 epochs in, 'CUDA error: unspecified launch failure' at loss.item(); the user "
+                       "then runs nvidia-smi (Unable to determine the device handle ... Unknown Error) and dmesg, "
+                       "which shows Xid 79 'GPU has fallen off the bus'.",
+        "initiating_rank": None,
+        "facts": {"gpu_model": "GeForce RTX 3090", "driver_version": "525.125.06", "torch_version": "2.0.1",
+                  "xid": "79", "launcher": "python", "precision": "fp16"},
+        "must_mention": ["Xid 79", "power"],
+        "secrets": ["marta"],
+    }, {"session.log": J(out)})
+
+
+@case
+def fell_off_bus_torchrun_hang_02():
+    r = rng_for("bus2")
+    torch_v, site = "2.4.0", "/usr/local/lib/python3.10/dist-packages"
+    jobid, node = 1209933, "a100-n21"
+    agent = 70410
+    pids = [70431 + i for i in range(8)]
+    buses = ["07", "0F", "47", "4E", "87", "90", "B7", "BD"]
+    c = Clock("2024-10-15 02:47:10")
+    out = [f"[{c.t:%F %T}] job {jobid} node {node}: torchrun --standalone --nproc_per_node=8 train_llm.py --cfg 3b_scratch.yaml"]
+    out += torchrun_banner(torch_v, c, agent)
+    c.tick(12)
+    out += nccl_init(node, pids[0], 0, 0, 8, "2.20.5", "cuda12.4", r, net="IB", ip="10.10.4.21", bus="7000",
+                     show_version=True, nchan=2)
+    out += [
+        f"[rank0] model 3.02B params, bf16, FSDP(HYBRID_SHARD) world 8, seq 4096, micro 4, grad_accum 8",
+    ]
+    seq = 0
+    for step in range(10, 6121, 10):
+        c.tick(10 * 2.83 + r.uniform(-.3, .3))
+        if step % 50 == 0:
+            out.append(f"[rank0] {c.t:%H:%M:%S} step {step:6d} loss {2.9 - step * 1.4e-4 + r.uniform(-.02, .02):.4f} "
+                       f"gnorm {r.uniform(.2, .4):.3f} tok/s/gpu {r.randint(11800, 12100)} mfu {r.uniform(.51, .53):.3f}")
+    seq = 6121 * 9 + 37
+    t_fail = Clock(c.t.strftime("%Y-%m-%d %H:%M:%S")).tick(14)
+    c.t = t_fail.t
+    c.tick(600.2)
+    aborted = [1, 0, 3, 2, 6, 5, 7]
+    for n, k in enumerate(aborted):
+        cc = Clock(c.t.strftime("%Y-%m-%d %H:%M:%S")).tick(n * 0.004)
+        ts = lambda: f"E{cc.t:%m%d %H:%M:%S}.{r.randint(0, 999999999):09d}"
+        ran = 600000 + r.randint(3, 90)
+        tmsg = (f"[Rank {k}] Watchdog caught collective operation timeout: WorkNCCL(SeqNum={seq}, OpType=_REDUCE_SCATTER_BASE, "
+                f"NumelIn=104857600, NumelOut=13107200, Timeout(ms)=600000) ran for {ran} milliseconds before timing out.")
+        out += [
+            f"[rank{k}]:[{ts()} ProcessGroupNCCL.cpp:607] {tmsg}",
+            f"[rank{k}]:[{ts()} ProcessGroupNCCL.cpp:1664] [PG 0 (default_pg) Rank {k}] Exception (either an error or "
+            f"timeout) detected by watchdog at work: {seq}, last enqueued NCCL work: {seq + 1}, last completed NCCL work: {seq - 1}.",
+            f"[rank{k}]:[{ts()} ProcessGroupNCCL.cpp:1709] [PG 0 (default_pg) Rank {k}] Timeout at NCCL work: {seq}, last "
+            f"enqueued NCCL work: {seq + 1}, last completed NCCL work: {seq - 1}.",
+            f"[rank{k}]:[{ts()} ProcessGroupNCCL.cpp:621] [Rank {k}] Some NCCL operations have failed or timed out. Due to "
+            "the asynchronous nature of CUDA kernels, subsequent GPU operations might run on corrupted/incomplete data.",
+            f"[rank{k}]:[{ts()} ProcessGroupNCCL.cpp:627] [Rank {k}] To avoid data inconsistency, we are taking the entire process down.",
+            f"[rank{k}]:[{ts()} ProcessGroupNCCL.cpp:1515] [PG 0 (default_pg) Rank {k}] Process group watchdog thread "
+            f"terminated with exception: {tmsg}",
+            "terminate called after throwing an instance of 'c10::DistBackendError'",
+            f"  what():  [PG 0 (default_pg) Rank {k}] Process group watchdog thread terminated with exception: {tmsg}",
+        ]
+    c.tick(1.4)
+    out.append(elastic_log(torch_v, c, "W", "torch.distributed.elastic.multiprocessing.api", 858,
+                           f"Sending process {pids[4]} closing signal SIGTERM", agent))
+    c.tick(30.1)
+    out.append(elastic_log(torch_v, c, "W", "torch.distributed.elastic.multiprocessing.api", 875,
+                           f"Unable to shutdown process {pids[4]} via Signals.SIGTERM, forcefully exiting via Signals.SIGKILL", agent))
+    out.append(elastic_log(torch_v, c.tick(0.3), "E", "torch.distributed.elastic.multiprocessing.api", 833,
+                           f"failed (exitcode: -6) local_rank: 1 (pid: {pids[1]}) of binary: /usr/bin/python", agent))
+    out += agent_traceback("3.10", site, "/usr/local/bin/torchrun", torch_v, [
+        '  File "{site}/torch/distributed/launcher/api.py", line {la}, in launch_agent',
+        "    raise ChildFailedError(",
+    ])
+    others = [{"time": c.elastic(), "host": node, "rank": k, "local_rank": k, "exitcode": -6, "pid": pids[k]}
+              for k in sorted(aborted[1:])]
+    out += elastic_summary("train_llm.py", {"time": c.elastic(), "host": node, "rank": 1, "local_rank": 1,
+                                            "exitcode": -6, "pid": pids[1]}, others)
+    boot = datetime(2024, 9, 24, 9, 11, 3)
+    out += [
+        f"[{c.tick(2).t:%F %T}] torchrun exit code 1; post-run GPU check:",
+        "+ nvidia-smi -L",
+    ]
+    for i, b in enumerate(buses):
+        if i == 4:
+            out.append(f"Unable to determine the device handle for GPU0000:{b}:00.0: Unknown Error")
+        else:
+            out.append(f"GPU {i}: NVIDIA A100-SXM4-80GB (UUID: GPU-{r.getrandbits(32):08x}-{r.getrandbits(16):04x}-"
+                       f"{r.getrandbits(16):04x}-{r.getrandbits(16):04x}-{r.getrandbits(48):012x})")
+    out += [
+        "+ dmesg | grep -i -E 'NVRM|xid' | tail -n 5",
+        dmesg_xid(t_fail, boot, "0000:87:00", 79, "<unknown>", "<unknown>", "GPU has fallen off the bus."),
+        f"{t_fail.kernel(boot)} NVRM: GPU 0000:87:00.0: GPU has fallen off the bus.",
+        f"{t_fail.kernel(boot)} NVRM: GPU 0000:87:00.0: GPU serial number is 1324521017593.",
+        f"{t_fail.kernel(boot)} NVRM: A GPU crash dump has been created. If possible, please run",
+        "               NVRM: nvidia-bug-report.sh as root to collect this data before",
+    ]
+    write_case("gpu-fell-off-bus-torchrun-silent-rank-02", {
+        "label": "gpu-fell-off-bus",
+        "also": [],
+        "difficulty": "hard",
+        "description": "torchrun, 8x A100-SXM4-80GB, torch 2.4.0. GPU 4 (bus 87) drops off the bus; rank 4 prints "
+                       "nothing and hangs. Ten minutes later the seven healthy ranks hit the NCCL watchdog timeout "
+                       "and abort, torchrun cannot stop rank 4 with SIGTERM, and its summary names rank 1 (-6). The "
+                       "job script's post-run check shows GPU 4 missing from nvidia-smi -L and Xid 79 in dmesg.",
+        "initiating_rank": 4,
+        "facts": {"gpu_model": "A100-SXM4-80GB", "torch_version": "2.4.0", "nccl_version": "2.20.5",
+                  "launcher": "torchrun", "world_size": "8", "xid": "79"},
+        "must_mention": ["Xid 79", "GPU 4"],
+    }, {f"slurm-{jobid}.out": J(out)})
+
+
+@case
+def fell_off_bus_deepspeed_a10g_03():
+    r = rng_for("bus3")
+    ds_v, torch_v, site = "0.13.1", "2.2.0", "/opt/conda/lib/python3.10/site-packages"
+    c = Clock("2024-02-20 11:03:44")
+    host = "ip-10-0-12-87"
+    pids = [21804, 21805, 21806, 21807]
+    buses = ["00000000:00:1B.0", "00000000:00:1C.0", "00000000:00:1D.0", "00000000:00:1E.0"]
+    cmd = lambda i: f"['/opt/conda/bin/python', '-u', 'train_whisper.py', '--local_rank={i}', '--deepspeed', 'ds_zero2.json']"
+    out = [nvidia_smi("Tue Feb 20 11:03:41 2024", "535.104.12",
+                      [gpu_row("A10G", 23028, b, pwr=r.randint(24, 29), cap=300, temp=r.randint(22, 27), fan="0%", perf="P8")
+                       for b in buses]),
+           f"[{c.ds()}] [INFO] [real_accelerator.py:191:get_accelerator] Setting ds_accelerator to cuda (auto detect)",
+           f"[{c.tick(2).ds()}] [WARNING] [runner.py:202:fetch_hostfile] Unable to find hostfile, will proceed with training with local resources only.",
+           f"[{c.ds()}] [INFO] [launch.py:145:main] WORLD INFO DICT: {{'localhost': [0, 1, 2, 3]}}",
+           f"[{c.ds()}] [INFO] [launch.py:151:main] nnodes=1, num_local_procs=4, node_rank=0",
+           f"[{c.ds()}] [INFO] [launch.py:163:main] dist_world_size=4",
+           f"[{c.ds()}] [INFO] [launch.py:165:main] Setting CUDA_VISIBLE_DEVICES=0,1,2,3"]
+    for i in range(4):
+        out.append(f"[{c.ds()}] [INFO] [launch.py:253:main] process {pids[i]} spawned with command: {cmd(i)}")
+    c.tick(20)
+    out += [
+        f"[{c.ds()}] [INFO] [logging.py:96:log_dist] [Rank 0] DeepSpeed info: version={ds_v}, git-hash=unknown, git-branch=unknown",
+        f"[{c.ds()}] [INFO] [logging.py:96:log_dist] [Rank 0] DeepSpeed Basic Optimizer = AdamW",
+        f"[{c.ds()}] [INFO] [logging.py:96:log_dist] [Rank 0] Creating torch.float16 ZeRO stage 2 optimizer",
+        f"[{c.ds()}] [INFO] [stage_1_and_2.py:143:__init__] Reduce bucket size 200000000",
+        f"[{c.ds()}] [INFO] [stage_1_and_2.py:144:__init__] Allgather bucket size 200000000",
+        f"[{c.ds()}] [INFO] [stage_1_and_2.py:145:__init__] CPU Offload: False",
+    ]
+    scale = 65536
+    for step in range(50, 2451, 50):
+        c.tick(50 * 1.37 + r.uniform(-1, 1))
+        out.append(f"[{c.ds()}] [INFO] [logging.py:96:log_dist] [Rank 0] step={step}, skipped={1 + step // 1000}, "
+                   f"lr=[{1e-5 * min(1, step / 500):.6e}], mom=[(0.9, 0.999)]")
+        out.append(f"{{'loss': {0.91 - step * 1.6e-4 + r.uniform(-.02, .02):.4f}, 'learning_rate': {1e-5 * min(1, step / 500):.2e}, "
+                   f"'epoch': {step / 3120:.2f}}}")
+        if step == 1000:
+            out.append(f"[{c.ds()}] [INFO] [loss_scaler.py:183:update_scale] [deepspeed] OVERFLOW! Rank 0 Skipping step. "
+                       f"Attempted loss scale: {scale}, reducing to {scale // 2}")
+    c.tick(22)
+    out += [
+        "Traceback (most recent call last):",
+        '  File "/workspace/asr/train_whisper.py", line 287, in <module>',
+        "    main()",
+        '  File "/workspace/asr/train_whisper.py", line 259, in main',
+        "    engine.backward(loss)",
+        f'  File "{site}/deepspeed/utils/nvtx.py", line 15, in wrapped_fn',
+        "    ret_val = func(*args, **kwargs)",
+        f'  File "{site}/deepspeed/runtime/engine.py", line 1964, in backward',
+        "    self.optimizer.backward(loss, retain_graph=retain_graph)",
+        f'  File "{site}/deepspeed/runtime/zero/stage_1_and_2.py", line 2040, in backward',
+        "    self.loss_scaler.backward(loss.float(), retain_graph=retain_graph)",
+        f'  File "{site}/deepspeed/runtime/fp16/loss_scaler.py", line 63, in backward',
+        "    scaled_loss.backward(retain_graph=retain_graph)",
+        f'  File "{site}/torch/_tensor.py", line 522, in backward',
+        "    torch.autograd.backward(",
+        f'  File "{site}/torch/autograd/__init__.py", line 266, in backward',
+        "    Variable._execution_engine.run_backward(  # Calls into the C++ engine to run the backward pass",
+        f'  File "{site}/deepspeed/runtime/zero/stage_1_and_2.py", line 903, in reduce_partition_and_remove_grads',
+        "    self.reduce_ready_partitions_and_remove_grads(param, i)",
+        f'  File "{site}/deepspeed/runtime/zero/stage_1_and_2.py", line 1416, in reduce_ready_partitions_and_remove_grads',
+        "    self.reduce_independent_p_g_buckets_and_remove_grads(param, i)",
+        f'  File "{site}/deepspeed/runtime/zero/stage_1_and_2.py", line 942, in reduce_independent_p_g_buckets_and_remove_grads',
+        "    self.reduce_ipg_grads()",
+        f'  File "{site}/deepspeed/runtime/zero/stage_1_and_2.py", line 1369, in reduce_ipg_grads',
+        "    self.average_tensor(self.ipg_buffer[self.ipg_index].narrow(0, 0, self.elements_in_ipg_bucket))",
+        f'  File "{site}/deepspeed/runtime/zero/stage_1_and_2.py", line 1127, in average_tensor',
+        "    self.allreduce_and_scatter(buckets[bucket_key],",
+        f'  File "{site}/deepspeed/runtime/zero/stage_1_and_2.py", line 1031, in allreduce_and_scatter',
+        "    self.allreduce_and_copy_with_multiple_ranks(small_bucket,",
+        f'  File "{site}/deepspeed/runtime/zero/stage_1_and_2.py", line 1003, in allreduce_and_copy_with_multiple_ranks',
+        "    allreduced = self.allreduce_bucket(small_bucket, log=log, divide=divide, process_group=process_group)",
+        f'  File "{site}/deepspeed/runtime/zero/stage_1_and_2.py", line 1513, in allreduce_bucket',
+        "    dist.all_reduce(tensor_to_allreduce, group=process_group)",
+        f'  File "{site}/deepspeed/comm/comm.py", line 117, in log_wrapper',
+        "    return func(*args, **kwargs)",
+        f'  File "{site}/deepspeed/comm/comm.py", line 496, in all_reduce',
+        "    return cdb.all_reduce(tensor, op, group, async_op)",
+        f'  File "{site}/deepspeed/comm/torch.py", line 159, in all_reduce',
+        "    return torch.distributed.all_reduce(tensor=tensor, op=op, group=group, async_op=async_op)",
+        f'  File "{site}/torch/distributed/c10d_logger.py", line 72, in wrapper',
+        "    return func(*args, **kwargs)",
+        f'  File "{site}/torch/distributed/distributed_c10d.py", line 1992, in all_reduce',
+        "    work = group.allreduce([tensor], opts)",
+        "torch.distributed.DistBackendError: NCCL error in: ../torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:1691, "
+        "unhandled cuda error (run with NCCL_DEBUG=INFO for details), NCCL version 2.19.3",
+        "ncclUnhandledCudaError: Call to CUDA function failed.",
+        "Last error:",
+        "Cuda failure 'unspecified launch failure'",
+    ]
+    c.tick(1.2)
+    for i in range(4):
+        out.append(f"[{c.tick(0.01).ds()}] [INFO] [launch.py:316:sigkill_handler] Killing subprocess {pids[i]}")
+    out.append(f"[{c.tick(30.2).ds()}] [ERROR] [launch.py:322:sigkill_handler] {cmd(3)} exits with return code = 1")
+    out += [
+        "+ nvidia-smi",
+        "Unable to determine the device handle for GPU0000:00:1D.0: GPU is lost.  Reboot the system to recover this GPU",
+    ]
+    write_case("gpu-fell-off-bus-deepspeed-a10g-lost-03", {
+        "label": "gpu-fell-off-bus",
+        "difficulty": "medium",
+        "description": "deepspeed launcher on a 4x A10G cloud VM, ZeRO-2 fp16 Whisper fine-tune; a rank's gradient "
+                       "all_reduce fails with ncclUnhandledCudaError / Cuda failure 'unspecified launch failure', "
+                       "the launcher kills everything, and the wrapper's nvidia-smi reports the GPU at 00:1D.0 as "
+                       "'GPU is lost. Reboot the system to recover this GPU'. 00:1D.0 is the third GPU in "
+                       "CUDA_VISIBLE_DEVICES=0,1,2,3, i.e. rank 2.",
+        "initiating_rank": 2,
+        "facts": {"gpu_model": "A10G", "driver_version": "535.104.12", "deepspeed_version": "0.13.1",
+                  "nccl_version": "2.19.3", "launcher": "deepspeed", "world_size": "4", "zero_stage": "2",
+                  "precision": "fp16"},
+        "must_mention": ["GPU is lost", "reboot"],
+    }, {"train.log": J(out)})
+
+
+# ================================================================ gpu-ecc-error
+
+@case
+def ecc_uncorrectable_hf_01():
+    r = rng_for("ecc1")
+    site = "/usr/local/lib/python3.10/dist-packages"
+    c = Clock("2024-04-28 06:12:00")
+    out = [collect_env("2.1.0", "12.1", "12.1.105", "Ubuntu 22.04.3 LTS", "(Ubuntu 11.4.0-1ubuntu1~22.04) 11.4.0",
+                       "2.35", "3.10.12", "(main, Nov 20 2023, 15:14:05) [GCC 11.4.0]", "5.15.0-101-generic",
+                       ["A100-SXM4-80GB"], "535.161.08", "8.9.0",
+                       {"numpy": "1.24.4", "torch": "2.1.0", "transformers": "4.40.1", "accelerate": "0.29.3",
+                        "triton": "2.1.0"}, "AMD EPYC 7763 64-Core Processor", 32),
+           "",
+           "$ python run_clm.py --model_name_or_path /models/opt-2.7b --train_file data/domain.txt --bf16 "
+           "--per_device_train_batch_size 8 --gradient_accumulation_steps 4 --num_train_epochs 2 --output_dir out/opt27-dapt "
+           "--save_steps 1000 --logging_steps 50",
+           f"[INFO|trainer.py:2048] {c.hf()} >> ***** Running training *****",
+           f"[INFO|trainer.py:2049] {c.hf()} >>   Num examples = 311,552",
+           f"[INFO|trainer.py:2050] {c.hf()} >>   Num Epochs = 2",
+           f"[INFO|trainer.py:2051] {c.hf()} >>   Instantaneous batch size per device = 8",
+           f"[INFO|trainer.py:2055] {c.hf()} >>   Gradient Accumulation steps = 4",
+           f"[INFO|trainer.py:2056] {c.hf()} >>   Total optimization steps = 19,472",
+           f"[INFO|trainer.py:2057] {c.hf()} >>   Number of trainable parameters = 2,651,596,800"]
+    el = 0
+    spit = 1.63
+    for step in range(50, 7401, 50):
+        el += 50 * spit
+        out.append(tqdm_bar(step, 19472, el, spit))
+        out.append(hf_loss_line(2.71 - step * 4e-5 + r.uniform(-.03, .03), r.uniform(.4, .9), 5e-5 * (1 - step / 19472), step / 9736))
+        if step % 1000 == 0:
+            out.append(f"[INFO|trainer.py:3305] {c.tick(el).hf()} >> Saving model checkpoint to out/opt27-dapt/checkpoint-{step}")
+            c.tick(-el)
+    out.append(tqdm_bar(7423, 19472, el + 36, spit))
+    out += [
+        "Traceback (most recent call last):",
+        '  File "/workspace/run_clm.py", line 658, in <module>',
+        "    main()",
+        '  File "/workspace/run_clm.py", line 606, in main',
+        "    train_result = trainer.train(resume_from_checkpoint=checkpoint)",
+        f'  File "{site}/transformers/trainer.py", line 1859, in train',
+        "    return inner_training_loop(",
+        f'  File "{site}/transformers/trainer.py", line 2208, in _inner_training_loop',
+        "    and (torch.isnan(tr_loss_step) or torch.isinf(tr_loss_step))",
+        "RuntimeError: CUDA error: uncorrectable ECC error encountered",
+    ] + CUDA_ASYNC_NOTE
+    write_case("gpu-ecc-error-uncorrectable-hf-01", {
+        "label": "gpu-ecc-error",
+        "difficulty": "easy",
+        "description": "Single A100-SXM4-80GB, HF run_clm domain adaptation of OPT-2.7B; at step ~7423 the first "
+                       "host sync after the fault raises 'CUDA error: uncorrectable ECC error encountered'.",
+        "initiating_rank": None,
+        "facts": {"gpu_model": "A100-SXM4-80GB", "driver_version": "535.161.08", "torch_version": "2.1.0",
+                  "cuda_version": "12.1", "python_version": "3.10.12", "transformers_version": "4.40.1",
+                  "precision": "bf16"},
+        "must_mention": ["ECC", "row remap"],
+    }, {"train.log": J(out)})
+
+
+@case
+def ecc_xid94_torchrun_02():
+    r = rng_for("ecc2")
+    bearer = _tok(r, 48, string.ascii_letters + string.digits + "-_")
+    torch_v, site = "2.5.1", "/usr/local/lib/python3.12/dist-packages"
+    node = "hgx-h100-114"
+    agent = 3301
+    pids = [3320 + i for i in range(8)]
+    c = Clock("2024-12-10 01:20:33")
+    out = [f"+ torchrun --nproc_per_node=8 --max-restarts=0 pretrain.py --config configs/moe_16x1b.yaml"]
+    out += torchrun_banner(torch_v, c, agent)
+    c.tick(10)
+    out += nccl_init(node, pids[0], 0, 0, 8, "2.21.5", "cuda12.4", r, net="IB", ip="10.9.3.114", bus="18000",
+                     show_version=True, nchan=2, peers=[(1, "2a000")], p2p="P2P/CUMEM/read")
+    seq = 0
+    for step in range(25, 4801, 25):
+        c.tick(25 * 1.12 + r.uniform(-.3, .3))
+        out.append(f"[rank0]:{c.t:%Y-%m-%d %H:%M:%S} | it {step:6d} | loss {3.05 - step * 1.8e-4 + r.uniform(-.02, .02):.4f} "
+                   f"| aux {0.011 + r.uniform(-.001, .001):.4f} | tok/s {r.randint(412000, 418500)} | mem {r.uniform(66.8, 67.4):.1f}GB")
+    c.tick(9.4)
+    k = 2
+    ts = lambda: f"E{c.t:%m%d %H:%M:%S}.{r.randint(0, 999999999):09d}"
+    emsg = f"[PG ID 0 PG GUID 0(default_pg) Rank {k}] Process group watchdog thread terminated with exception: CUDA error: uncorrectable ECC error encountered"
+    out += [
+        f"[rank{k}]:[{ts()} ProcessGroupNCCL.cpp:1595] {emsg}",
+        "CUDA kernel errors might be asynchronously reported at some other API call, so the stacktrace below might be incorrect.",
+        "For debugging consider passing CUDA_LAUNCH_BLOCKING=1",
+        "Compile with `TORCH_USE_CUDA_DSA` to enable device-side assertions.",
+        "",
+        "Exception raised from c10_cuda_check_implementation at ../c10/cuda/CUDAException.cpp:43 (most recent call first):",
+        f"frame #0: c10::Error::Error(c10::SourceLocation, std::string) + 0x96 (0x7f{r.getrandbits(36):09x} in {site}/torch/lib/libc10.so)",
+        f"frame #1: c10::detail::torchCheckFail(char const*, char const*, unsigned int, std::string const&) + 0x64 (0x7f{r.getrandbits(36):09x} in {site}/torch/lib/libc10.so)",
+        f"frame #2: c10::cuda::c10_cuda_check_implementation(int, char const*, char const*, int, bool) + 0x118 (0x7f{r.getrandbits(36):09x} in {site}/torch/lib/libc10_cuda.so)",
+        f"frame #3: c10d::ProcessGroupNCCL::WorkNCCL::finishedGPUExecutionInternal() const + 0x56 (0x7f{r.getrandbits(36):09x} in {site}/torch/lib/libtorch_cuda.so)",
+        f"frame #4: c10d::ProcessGroupNCCL::WorkNCCL::isCompleted() + 0xa0 (0x7f{r.getrandbits(36):09x} in {site}/torch/lib/libtorch_cuda.so)",
+        f"frame #5: c10d::ProcessGroupNCCL::watchdogHandler() + 0x1da (0x7f{r.getrandbits(36):09x} in {site}/torch/lib/libtorch_cuda.so)",
+        f"frame #6: c10d::ProcessGroupNCCL::ncclCommWatchdog() + 0x10c (0x7f{r.getrandbits(36):09x} in {site}/torch/lib/libtorch_cuda.so)",
+        "",
+        "terminate called after throwing an instance of 'c10::DistBackendError'",
+        f"  what():  {emsg}",
+    ]
+    c.tick(0.8)
+    for i in [0, 1, 3, 4, 5, 6, 7]:
+        out.append(elastic_log(torch_v, c.tick(0.001), "W", "torch.distributed.elastic.multiprocessing.api", 897,
+                               f"Sending process {pids[i]} closing signal SIGTERM", agent))
+    out.append(elastic_log(torch_v, c.tick(2.2), "E", "torch.distributed.elastic.multiprocessing.api", 869,
+                           f"failed (exitcode: -6) local_rank: 2 (pid: {pids[2]}) of binary: /usr/bin/python", agent))
+    out += agent_traceback("3.12", site, "/usr/local/bin/torchrun", torch_v, [
+        '  File "{site}/torch/distributed/launcher/api.py", line {la}, in launch_agent',
+        "    raise ChildFailedError(",
+    ])
+    out += elastic_summary("pretrain.py", {"time": c.elastic(), "host": node, "rank": 2, "local_rank": 2,
+                                           "exitcode": -6, "pid": pids[2]})
+    out += [
+        f"[on-failure hook] {c.tick(1).t:%F %T} collecting GPU health for {node}",
+        "+ nvidia-smi -q -d ECC,ROW_REMAPPER -i 2",
+        "",
+        "==============NVSMI LOG==============",
+        "",
+        f"Timestamp                                 : {c.ctime()}",
+        "Driver Version                            : 550.90.07",
+        "CUDA Version                              : 12.4",
+        "",
+        "Attached GPUs                             : 8",
+        "GPU 00000000:3A:00.0",
+        "    ECC Mode",
+        "        Current                           : Enabled",
+        "        Pending                           : Enabled",
+        "    ECC Errors",
+        "        Volatile",
+        "            SRAM Correctable              : 0",
+        "            SRAM Uncorrectable            : 0",
+        "            DRAM Correctable              : 0",
+        "            DRAM Uncorrectable            : 1",
+        "        Aggregate",
+        "            SRAM Correctable              : 0",
+        "            SRAM Uncorrectable            : 0",
+        "            DRAM Correctable              : 2",
+        "            DRAM Uncorrectable            : 1",
+        "    Remapped Rows",
+        "        Correctable Error                 : 0",
+        "        Uncorrectable Error               : 1",
+        "        Pending                           : Yes",
+        "        Remapping Failure Occurred        : No",
+        "        Bank Remap Availability Histogram",
+        "            Max                           : 2559 bank(s)",
+        "            High                          : 1 bank(s)",
+        "            Partial                       : 0 bank(s)",
+        "            Low                           : 0 bank(s)",
+        "            None                          : 0 bank(s)",
+        "",
+        "[on-failure hook] posting incident to ops webhook",
+        "send: b'POST /api/v2/incidents HTTP/1.1\\r\\nHost: ops-alerts.corp.internal\\r\\nAccept-Encoding: identity\\r\\n"
+        f"Content-Length: 214\\r\\nContent-Type: application/json\\r\\nAuthorization: Bearer {bearer}\\r\\n\\r\\n'",
+        "reply: 'HTTP/1.1 201 Created\\r\\n'",
+    ]
+    write_case("gpu-ecc-error-xid94-torchrun-02", {
+        "label": "gpu-ecc-error",
+        "difficulty": "medium",
+        "description": "torchrun, 8x H100 (torch 2.5.1, NCCL 2.21.5) MoE pretraining; rank 2's NCCL watchdog reports "
+                       "'CUDA error: uncorrectable ECC error encountered' and aborts; the visible end is the "
+                       "ChildFailedError (exitcode -6, SIGABRT) and an on-failure hook: nvidia-smi -q shows one "
+                       "volatile DRAM uncorrectable error and a pending row remap on GPU 2.",
+        "initiating_rank": 2,
+        "facts": {"torch_version": "2.5.1", "nccl_version": "2.21.5", "driver_version": "550.90.07",
+                  "launcher": "torchrun", "exit_code": "-6", "signal": "SIGABRT"},
+        "must_mention": ["ECC", "row remap"],
+        "secrets": [bearer],
+    }, {"train.log": J(out)})
+
+
+@case
+def ecc_v100_cublas_hard_03():
+    r = rng_for("ecc3")
+    ds_v, torch_v, site = "0.9.5", "1.13.1", "/opt/conda/lib/python3.9/site-packages"
+    c = Clock("2023-07-03 14:40:18")
+    host = "dgx1-v100-06"
+    pids = [28810, 28813, 28816, 28819]
+    boot = datetime(2023, 6, 11, 2, 0, 41)
+    cmd = lambda i: f"['/opt/conda/bin/python', '-u', 'train_bert.py', '--local_rank={i}', '--deepspeed_config', 'ds_fp16_z2.json']"
+    out = [
+        f"[{c.ds()}] [INFO] [real_accelerator.py:110:get_accelerator] Setting ds_accelerator to cuda (auto detect)",
+        f"[{c.tick(1).ds()}] [WARNING] [runner.py:196:fetch_hostfile] Unable to find hostfile, will proceed with training with local resources only.",
+        f"[{c.ds()}] [INFO] [launch.py:145:main] WORLD INFO DICT: {{'localhost': [0, 1, 2, 3]}}",
+        f"[{c.ds()}] [INFO] [launch.py:151:main] nnodes=1, num_local_procs=4, node_rank=0",
+        f"[{c.ds()}] [INFO] [launch.py:162:main] dist_world_size=4",
+        f"[{c.ds()}] [INFO] [launch.py:164:main] Setting CUDA_VISIBLE_DEVICES=0,1,2,3",
+    ]
+    for i in range(4):
+        out.append(f"[{c.ds()}] [INFO] [launch.py:247:main] process {pids[i]} spawned with command: {cmd(i)}")
+    c.tick(12)
+    out += [
+        f"[{c.ds()}] [INFO] [comm.py:594:init_distributed] cdb=None",
+        f"[{c.ds()}] [INFO] [comm.py:625:init_distributed] Initializing TorchBackend in DeepSpeed with backend nccl",
+        f"[{c.tick(6).ds()}] [INFO] [logging.py:96:log_dist] [Rank 0] DeepSpeed info: version={ds_v}, git-hash=unknown, git-branch=unknown",
+        f"[{c.ds()}] [INFO] [logging.py:96:log_dist] [Rank 0] DeepSpeed Basic Optimizer = FusedAdam",
+        f"[{c.ds()}] [INFO] [logging.py:96:log_dist] [Rank 0] Creating torch.float16 ZeRO stage 2 optimizer",
+        f"[{c.ds()}] [INFO] [stage_1_and_2.py:133:__init__] Reduce bucket size 500000000",
+        f"[{c.ds()}] [INFO] [stage_1_and_2.py:134:__init__] Allgather bucket size 500000000",
+        f"[rank 0] torch {torch_v}+cu117 | 4 x Tesla V100-SXM2-32GB | fp16 | bert-large-uncased MLM, seq 512",
+    ]
+    for step in range(100, 8801, 100):
+        c.tick(100 * 0.83 + r.uniform(-1, 1))
+        out.append(f"[{c.ds()}] [INFO] [logging.py:96:log_dist] [Rank 0] step={step}, skipped={3 + step // 3000}, "
+                   f"lr=[{1e-4 * min(1, step / 1000):.6e}], mom=[(0.9, 0.999)]")
+        out.append(f"[{c.ds()}] [INFO] [timer.py:215:stop] epoch=0/micro_step={step}/global_step={step}, "
+                   f"RunningAvgSamplesPerSec={308 + r.uniform(-2, 2):.2f}, CurrSamplesPerSec={308 + r.uniform(-6, 6):.2f}, "
+                   "MemAllocated=4.71GB, MaxMemAllocated=12.02GB")
+    c.tick(19)
+    out += [
+        "[rank 1] exception at step 8812, dumping batch ids to /tmp/failed_batch_r1.json",
+        "Traceback (most recent call last):",
+        '  File "/workspace/bert/train_bert.py", line 214, in <module>',
+        "    main()",
+        '  File "/workspace/bert/train_bert.py", line 190, in main',
+        "    loss = engine(**batch).loss",
+        f'  File "{site}/torch/nn/modules/module.py", line 1194, in _call_impl',
+        "    return forward_call(*input, **kwargs)",
+        f'  File "{site}/deepspeed/utils/nvtx.py", line 15, in wrapped_fn',
+        "    ret_val = func(*args, **kwargs)",
+        f'  File "{site}/deepspeed/runtime/engine.py", line 1735, in forward',
+        "    loss = self.module(*inputs, **kwargs)",
+        f'  File "{site}/torch/nn/modules/module.py", line 1194, in _call_impl',
+        "    return forward_call(*input, **kwargs)",
+        f'  File "{site}/transformers/models/bert/modeling_bert.py", line 1358, in forward',
+        "    outputs = self.bert(",
+        f'  File "{site}/transformers/models/bert/modeling_bert.py", line 1022, in forward',
+        "    encoder_outputs = self.encoder(",
+        f'  File "{site}/transformers/models/bert/modeling_bert.py", line 612, in forward',
+        "    layer_outputs = layer_module(",
+        f'  File "{site}/transformers/models/bert/modeling_bert.py", line 497, in forward',
+        "    self_attention_outputs = self.attention(",
+        f'  File "{site}/transformers/models/bert/modeling_bert.py", line 427, in forward',
+        "    self_outputs = self.self(",
+        f'  File "{site}/transformers/models/bert/modeling_bert.py", line 293, in forward',
+        "    mixed_query_layer = self.query(hidden_states)",
+        f'  File "{site}/torch/nn/modules/module.py", line 1194, in _call_impl',
+        "    return forward_call(*input, **kwargs)",
+        f'  File "{site}/torch/nn/modules/linear.py", line 114, in forward',
+        "    return F.linear(input, self.weight, self.bias)",
+        "RuntimeError: CUDA error: CUBLAS_STATUS_EXECUTION_FAILED when calling `cublasGemmEx( handle, opa, opb, m, n, k, "
+        "&falpha, a, CUDA_R_16F, lda, b, CUDA_R_16F, ldb, &fbeta, c, CUDA_R_16F, ldc, CUDA_R_32F, CUBLAS_GEMM_DFALT_TENSOR_OP)`",
+    ]
+    c.tick(1.1)
+    for i in range(4):
+        out.append(f"[{c.tick(0.01).ds()}] [INFO] [launch.py:428:sigkill_handler] Killing subprocess {pids[i]}")
+    out.append(f"[{c.tick(0.4).ds()}] [ERROR] [launch.py:434:sigkill_handler] {cmd(3)} exits with return code = 1")
+    c.tick(1)
+    out += [
+        "=== post-mortem (run_bert.sh) ===",
+        nvidia_smi(c.ctime(), "470.182.03",
+                   [gpu_row("Tesla V100-SXM2-32GB", 32510, "00000000:06:00.0", pwr=44, temp=33, ecc="0"),
+                    gpu_row("Tesla V100-SXM2-32GB", 32510, "00000000:07:00.0", pwr=45, temp=35, ecc="2"),
+                    gpu_row("Tesla V100-SXM2-32GB", 32510, "00000000:0A:00.0", pwr=43, temp=33, ecc="0"),
+                    gpu_row("Tesla V100-SXM2-32GB", 32510, "00000000:0B:00.0", pwr=44, temp=32, ecc="0")]),
+        "+ nvidia-smi -q -d PAGE_RETIREMENT -i 1 | sed -n '/Retired Pages/,$p'",
+        "    Retired Pages",
+        "        Single Bit ECC              : 0",
+        "        Double Bit ECC              : 1",
+        "        Pending Page Blacklist      : Yes",
+        "+ dmesg | grep Xid",
+    ]
+    t_x = Clock(c.t.strftime("%Y-%m-%d %H:%M:%S")).tick(-24)
+    out.append(dmesg_xid(t_x, boot, "0000:07:00", 48, 28813, "python",
+                         "An uncorrectable double bit error (DBE) has been detected on GPU in the framebuffer at partition 5, subpartition 0."))
+    write_case("gpu-ecc-error-v100-cublas-03", {
+        "label": "gpu-ecc-error",
+        "also": [],
+        "difficulty": "hard",
+        "description": "deepspeed launcher on a DGX-1 (4x V100-SXM2-32GB, driver 470, torch 1.13.1, ZeRO-2 fp16); rank "
+                       "1 fails with CUBLAS_STATUS_EXECUTION_FAILED in a BERT linear layer, which reads like a cuBLAS "
+                       "or shape problem. The post-mortem shows Volatile Uncorr. ECC = 2 on GPU 1, a double-bit "
+                       "page pending retirement, and Xid 48 (DBE) from the training pid.",
+        "initiating_rank": 1,
+        "facts": {"gpu_model": "Tesla V100-SXM2-32GB", "driver_version": "470.182.03", "deepspeed_version": "0.9.5",
+                  "torch_version": "1.13.1",
+                  "launcher": "deepspeed", "zero_stage": "2", "precision": "fp16", "xid": "48"},
+        "must_mention": ["ECC", "Xid 48"],
+    }, {"train.log": J(out)})
+
+
+# ================================================================ gpu-p2p-unsupported
+
+@case
+def p2p_rtx4090_accelerate_01():
+    r = rng_for("p2p1")
+    user = "dkim"
+    torch_v = "2.4.1"
+    site = f"/home/{user}/.venvs/ft/lib/python3.11/site-packages"
+    c = Clock("2024-09-21 21:14:06")
+    agent = 14402
+    pids = [14417, 14418]
+    out = [
+        f"{user}@tower:~/proj/ft$ nvidia-smi --query-gpu=index,name,driver_version,memory.total --format=csv",
+        "index, name, driver_version, memory.total [MiB]",
+        "0, NVIDIA GeForce RTX 4090, 535.183.01, 24564 MiB",
+        "1, NVIDIA GeForce RTX 4090, 535.183.01, 24564 MiB",
+        f"{user}@tower:~/proj/ft$ pip list 2>/dev/null | grep -E '^(torch|accelerate|transformers|peft) '",
+        "accelerate               0.34.2",
+        "peft                     0.12.0",
+        "torch                    2.4.1",
+        "transformers             4.44.2",
+        f"{user}@tower:~/proj/ft$ torchrun --nproc_per_node 2 sft_qlora.py --model meta-llama/Meta-Llama-3.1-8B --data ./data/chat.jsonl",
+    ]
+    out += torchrun_banner(torch_v, c, agent)
+    for k in (0, 1):
+        tb = [
+            "Traceback (most recent call last):",
+            f'  File "/home/{user}/proj/ft/sft_qlora.py", line 212, in <module>',
+            "    main()",
+            f'  File "/home/{user}/proj/ft/sft_qlora.py", line 131, in main',
+            '    accelerator = Accelerator(gradient_accumulation_steps=args.grad_accum, mixed_precision="bf16", log_with="wandb")',
+            "                  ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^",
+            f'  File "{site}/accelerate/accelerator.py", line 384, in __init__',
+            "    self.state = AcceleratorState(",
+            "                 ^^^^^^^^^^^^^^^^^^",
+            f'  File "{site}/accelerate/state.py", line 860, in __init__',
+            "    PartialState(cpu, **kwargs)",
+            f'  File "{site}/accelerate/state.py", line 287, in __init__',
+            "    raise NotImplementedError(",
+            "NotImplementedError: Using RTX 4000 series doesn't support faster communication broadband via P2P or IB. "
+            'Please set `NCCL_P2P_DISABLE="1"` and `NCCL_IB_DISABLE="1" or use `accelerate launch` which will do this '
+            "automatically.",
+        ]
+        out += [f"[rank{k}]: " + ln for ln in tb]
+    c.tick(3.2)
+    out.append(elastic_log(torch_v, c, "E", "torch.distributed.elastic.multiprocessing.api", 833,
+                           f"failed (exitcode: 1) local_rank: 0 (pid: {pids[0]}) of binary: /home/{user}/.venvs/ft/bin/python", agent))
+    out += agent_traceback("3.11", site, f"/home/{user}/.venvs/ft/bin/torchrun", torch_v, [
+        '  File "{site}/torch/distributed/launcher/api.py", line {la}, in launch_agent',
+        "    raise ChildFailedError(",
+    ])
+    out += elastic_summary("sft_qlora.py", {"time": c.elastic(), "host": "tower", "rank": 0, "local_rank": 0,
+                                            "exitcode": 1, "pid": pids[0]},
+                           [{"time": c.elastic(), "host": "tower", "rank": 1, "local_rank": 1, "exitcode": 1, "pid": pids[1]}])
+    write_case("gpu-p2p-unsupported-rtx4090-accelerate-01", {
+        "label": "gpu-p2p-unsupported",
+        "difficulty": "easy",
+        "description": "Workstation with 2x RTX 4090 on driver 535.183.01, script using Accelerator() but started with "
+                       "plain torchrun; accelerate's check refuses to run: 'Using RTX 4000 series doesn't support "
+                       "faster communication broadband via P2P or IB. Please set NCCL_P2P_DISABLE=\"1\" ...'.",
+        "initiating_rank": 0,
+        "facts": {"gpu_model": "GeForce RTX 4090", "driver_version": "535.183.01", "torch_version": "2.4.1",
+                  "accelerate_version": "0.34.2", "transformers_version": "4.44.2", "launcher": "torchrun",
+                  "world_size": "2"},
+        "must_mention": ["NCCL_P2P_DISABLE"],
+        "secrets": [user],
+    }, {"train.log": J(out)})
+
+
+TOPO_L40S = dedent("""
+    \tGPU0\tGPU1\tGPU2\tGPU3\tGPU4\tGPU5\tGPU6\tGPU7\tNIC0\tNIC1\tCPU Affinity\tNUMA Affinity\tGPU NUMA ID
+    GPU0\t X \tPIX\tPXB\tPXB\tSYS\tSYS\tSYS\tSYS\tPXB\tSYS\t0-31,64-95\t0\t\tN/A
+    GPU1\tPIX\t X \tPXB\tPXB\tSYS\tSYS\tSYS\tSYS\tPXB\tSYS\t0-31,64-95\t0\t\tN/A
+    GPU2\tPXB\tPXB\t X \tPIX\tSYS\tSYS\tSYS\tSYS\tPXB\tSYS\t0-31,64-95\t0\t\tN/A
+    GPU3\tPXB\tPXB\tPIX\t X \tSYS\tSYS\tSYS\tSYS\tPXB\tSYS\t0-31,64-95\t0\t\tN/A
+    GPU4\tSYS\tSYS\tSYS\tSYS\t X \tPIX\tPXB\tPXB\tSYS\tPXB\t32-63,96-127\t1\t\tN/A
+    GPU5\tSYS\tSYS\tSYS\tSYS\tPIX\t X \tPXB\tPXB\tSYS\tPXB\t32-63,96-127\t1\t\tN/A
+    GPU6\tSYS\tSYS\tSYS\tSYS\tPXB\tPXB\t X \tPIX\tSYS\tPXB\t32-63,96-127\t1\t\tN/A
+    GPU7\tSYS\tSYS\tSYS\tSYS\tPXB\tPXB\tPIX\t X \tSYS\tPXB\t32-63,96-127\t1\t\tN/A
+    NIC0\tPXB\tPXB\tPXB\tPXB\tSYS\tSYS\tSYS\tSYS\t X \tSYS\t\t\t\t
+    NIC1\tSYS\tSYS\tSYS\tSYS\tPXB\tPXB\tPXB\tPXB\tSYS\t X \t\t\t\t
+
+    Legend:
+
+      X    = Self
+      SYS  = Connection traversing PCIe as well as the SMP interconnect between NUMA nodes (e.g., QPI/UPI)
+      NODE = Connection traversing PCIe as well as the interconnect between PCIe Host Bridges within a NUMA node
+      PHB  = Connection traversing PCIe as well as a PCIe Host Bridge (typically the CPU)
+      PXB  = Connection traversing multiple PCIe bridges (without traversing the PCIe Host Bridge)
+      PIX  = Connection traversing at most a single PCIe bridge
+      NV#  = Connection traversing a bonded set of # NVLinks
+
+    NIC Legend:
+
+      NIC0: mlx5_0
+      NIC1: mlx5_1
+""")
+
+
+@case
+def p2p_acs_l40s_hang_02():
+    r = rng_for("p2p2")
+    torch_v, site = "2.1.2", "/usr/local/lib/python3.10/dist-packages"
+    host = "l40s-srv-02"
+    agent = 6120
+    pids = [6135 + i for i in range(8)]
+    buses = ["1b000", "1c000", "3d000", "3e000", "9c000", "9d000", "bd000", "be000"]
+    c = Clock("2024-05-07 10:02:15")
+    out = [
+        f"=== {host} {c.t:%F %T} ===",
+        "+ nvidia-smi topo -m",
+        TOPO_L40S,
+        "+ export NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,P2P",
+        "+ torchrun --standalone --nproc_per_node=8 train_ddp.py --model convnext_large --bs 64 --amp",
+    ]
+    out += torchrun_banner(torch_v, c, agent)
+    c.tick(7)
+    for k in range(8):
+        peer = k ^ 1
+        out += nccl_init(host, pids[k], k, k, 8, "2.18.1", "cuda12.1", r, net="IB", ifname="eno1", ip="10.5.0.32",
+                         bus=buses[k], peers=[(peer, buses[peer])], p2p="P2P/IPC", nchan=2, show_version=(k == 0))
+    out.append(f"[rank0] {c.tick(2).t:%H:%M:%S} process group ready (nccl, world 8); waiting for all ranks at barrier")
+    c.tick(1800.4)
+    order = [5, 0, 3, 6, 1, 2, 7, 4]
+    for k in order:
+        msg = (f"[Rank {k}] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=1, OpType=ALLREDUCE, NumelIn=1, "
+               f"NumelOut=1, Timeout(ms)=1800000) ran for {1800000 + r.randint(100, 900)} milliseconds before timing out.")
+        out += [
+            f"[E ProcessGroupNCCL.cpp:475] {msg}",
+            "[E ProcessGroupNCCL.cpp:489] Some NCCL operations have failed or timed out. Due to the asynchronous nature "
+            "of CUDA kernels, subsequent GPU operations might run on corrupted/incomplete data.",
+            "[E ProcessGroupNCCL.cpp:495] To avoid data inconsistency, we are taking the entire process down.",
+            f"[E ProcessGroupNCCL.cpp:916] [Rank {k}] NCCL watchdog thread terminated with exception: {msg}",
+            "terminate called after throwing an instance of 'std::runtime_error'",
+            f"  what():  [Rank {k}] NCCL watchdog thread terminated with exception: {msg}",
+        ]
+    c.tick(2.5)
+    out.append(elastic_log(torch_v, c, "E", "torch.distributed.elastic.multiprocessing.api", 0,
+                           f"failed (exitcode: -6) local_rank: 0 (pid: {pids[0]}) of binary: /usr/bin/python"))
+    out += agent_traceback("3.10", site, "/usr/local/bin/torchrun", torch_v, [
+        '  File "{site}/torch/distributed/launcher/api.py", line {la}, in launch_agent',
+        "    raise ChildFailedError(",
+    ])
+    others = [{"time": c.elastic(), "host": host, "rank": k, "local_rank": k, "exitcode": -6, "pid": pids[k]}
+              for k in range(1, 8)]
+    out += elastic_summary("train_ddp.py", {"time": c.elastic(), "host": host, "rank": 0, "local_rank": 0,
+                                            "exitcode": -6, "pid": pids[0]}, others)
+    write_case("gpu-p2p-unsupported-acs-l40s-hang-02", {
+        "label": "gpu-p2p-unsupported",
+        "also": ["nccl-watchdog-timeout"],
+        "difficulty": "hard",
+        "description": "8x L40S PCIe server behind PCIe switches (topo: PIX/PXB), torch 2.1.2 / NCCL 2.18.1; NCCL "
+                       "builds its rings over P2P/IPC and the very first collective (the 1-element barrier "
+                       "all_reduce, SeqNum=1) never completes; 30 min later every rank hits the watchdog. The visible "
+                       "error is a plain watchdog timeout, but a hang at SeqNum=1 over PCIe P2P is the classic sign "
+                       "of P2P being blocked (ACS/IOMMU); NCCL_P2P_DISABLE=1 is the test.",
+        "initiating_rank": None,
+        "facts": {"torch_version": "2.1.2", "nccl_version": "2.18.1", "launcher": "torchrun", "world_size": "8",
+                  "exit_code": "-6"},
+        "must_mention": ["NCCL_P2P_DISABLE", "ACS"],
+    }, {"train.log": J(out)})
+
+
+@case
+def p2p_vm_deepspeed_hang_03():
+    r = rng_for("p2p3")
+    ds_v, torch_v, site = "0.9.5", "1.13.1", "/opt/conda/lib/python3.10/site-packages"
+    host = "gpu-vm-a100x2"
+    c = Clock("2023-09-14 16:20:31")
+    pids = [3811, 3812]
+    cmd = lambda i: f"['/opt/conda/bin/python', '-u', 'train.py', '--local_rank={i}', '--deepspeed', 'ds_config.json']"
+    out = [
+        "##### sysinfo #####",
+        "virtualization: kvm",
+        "kernel: 5.15.0-83-generic",
+        nvidia_smi("Thu Sep 14 16:20:29 2023", "525.125.06",
+                   [gpu_row("A100 80GB PCIe", 81920, "00000000:00:05.0", pwr=44, cap=300, temp=35),
+                    gpu_row("A100 80GB PCIe", 81920, "00000000:00:06.0", pwr=46, cap=300, temp=36)]),
+        "\tGPU0\tGPU1\tCPU Affinity\tNUMA Affinity",
+        "GPU0\t X \tPHB\t0-47\t\tN/A",
+        "GPU1\tPHB\t X \t0-47\t\tN/A",
+        "##### end sysinfo #####",
+        f"[{c.ds()}] [WARNING] [runner.py:196:fetch_hostfile] Unable to find hostfile, will proceed with training with local resources only.",
+        f"[{c.ds()}] [INFO] [runner.py:555:main] cmd = /opt/conda/bin/python -u -m deepspeed.launcher.launch "
+        "--world_info=eyJsb2NhbGhvc3QiOiBbMCwgMV19 --master_addr=127.0.0.1 --master_port=29500 --enable_each_rank_log=None "
+        "train.py --deepspeed ds_config.json",
+        f"[{c.tick(1).ds()}] [INFO] [launch.py:138:main] 0 NCCL_DEBUG=INFO",
+        f"[{c.ds()}] [INFO] [launch.py:145:main] WORLD INFO DICT: {{'localhost': [0, 1]}}",
+        f"[{c.ds()}] [INFO] [launch.py:151:main] nnodes=1, num_local_procs=2, node_rank=0",
+        f"[{c.ds()}] [INFO] [launch.py:162:main] global_rank_mapping=defaultdict(<class 'list'>, {{'localhost': [0, 1]}})",
+        f"[{c.ds()}] [INFO] [launch.py:163:main] dist_world_size=2",
+        f"[{c.ds()}] [INFO] [launch.py:165:main] Setting CUDA_VISIBLE_DEVICES=0,1",
+    ]
+    for i in range(2):
+        out.append(f"[{c.ds()}] [INFO] [launch.py:247:main] process {pids[i]} spawned with command: {cmd(i)}")
+    c.tick(5)
+    out += [
+        f"[{c.ds()}] [INFO] [comm.py:594:init_distributed] cdb=None",
+        f"[{c.ds()}] [INFO] [comm.py:625:init_distributed] Initializing TorchBackend in DeepSpeed with backend nccl",
+        f"[{c.tick(3).ds()}] [INFO] [logging.py:96:log_dist] [Rank 0] DeepSpeed info: version={ds_v}, git-hash=unknown, git-branch=unknown",
+    ]
+    for k in range(2):
+        out += nccl_init(host, pids[k], k, k, 2, "2.14.3", "cuda11.7", r, net="Socket", ifname="enp1s0",
+                         ip="192.168.122.41", bus=["5000", "6000"][k], peers=[(1 - k, ["5000", "6000"][1 - k])],
+                         p2p="P2P/IPC", nchan=2, show_version=(k == 0))
+    out += [
+        f"[{c.tick(2).ds()}] [INFO] [logging.py:96:log_dist] [Rank 0] DeepSpeed Flops Profiler Enabled: False",
+        f"[{c.ds()}] [INFO] [logging.py:96:log_dist] [Rank 0] Creating BF16 optimizer",
+        "[train] model gpt-neox-1.3b-custom, 1.31B params; bf16; micro batch 8; starting step loop",
+    ]
+    c.tick(47 * 60 + 12)
+    out.append("^C[" + c.ds() + "] [INFO] [launch.py:428:sigkill_handler] Killing subprocess 3811")
+    for k in (0, 1):
+        out += [
+            "Traceback (most recent call last):",
+            '  File "/home/ubuntu/neox-ft/train.py", line 188, in <module>',
+            "    main()",
+            '  File "/home/ubuntu/neox-ft/train.py", line 171, in main',
+            '    running_loss += loss.item()',
+            "KeyboardInterrupt",
+        ]
+    out += [
+        f"[{c.tick(0.2).ds()}] [INFO] [launch.py:428:sigkill_handler] Killing subprocess 3812",
+        f"[{c.ds()}] [INFO] [launch.py:437:sigkill_handler] Main process received SIGINT, exiting",
+    ]
+    write_case("gpu-p2p-unsupported-kvm-deepspeed-hang-03", {
+        "label": "gpu-p2p-unsupported",
+        "difficulty": "medium",
+        "description": "KVM VM with 2x A100 80GB PCIe passed through (topo PHB), deepspeed 0.9.5 / torch 1.13.1 / NCCL "
+                       "2.14.3 with NCCL_DEBUG=INFO: NCCL connects the two GPUs via P2P/IPC, then the first step "
+                       "never finishes; no timeout fires (torch 1.13 without async error handling) and the user "
+                       "hits Ctrl-C after 47 minutes (KeyboardInterrupt at loss.item()).",
+        "initiating_rank": None,
+        "facts": {"gpu_model": "A100 80GB PCIe", "driver_version": "525.125.06", "deepspeed_version": "0.9.5",
+                  "nccl_version": "2.14.3", "launcher": "deepspeed", "world_size": "2", "gpu_count": "2"},
+        "must_mention": ["NCCL_P2P_DISABLE", "P2P"],
+    }, {"train.log": J(out)})
+
+
+# ---------------------------------------------------------------- main
+
+def main() -> None:
+    for fn in CASES:
+        fn()
+    print(f"wrote {len(CASES)} cases under {ROOT}")
+
+
+if __name__ == "__main__":
+    main()

@@ -742,7 +742,7 @@ TORCHRUN_LINES = {
 
 def torchrun_fail(ver: str, style: str, t: datetime, agent: int, site: str, torchrun_bin: str, py_bin: str,
                   script: str, host: str, root: dict, sigterm_pids: list[int], others: list[dict] | None = None,
-                  pfx: str = "") -> list[str]:
+                  pfx: str = "", head_frames: list[str] | None = None) -> list[str]:
     """The lines torchrun prints after a worker failed: SIGTERMs to the others, the failure, and the summary.
 
     root/others: dict(rank, local_rank, pid, exitcode, sig=None, time=datetime).
@@ -769,14 +769,14 @@ def torchrun_fail(ver: str, style: str, t: datetime, agent: int, site: str, torc
     log("E", "torch.distributed.elastic.multiprocessing.api", 826 if ver >= "2.3" else 810,
         f"failed (exitcode: {root['exitcode']}) local_rank: {root['local_rank']} (pid: {root['pid']}) of binary: {py_bin}", tt)
     a, b, c, d, e = TORCHRUN_LINES[ver]
-    out += [
-        "Traceback (most recent call last):",
+    head = head_frames if head_frames is not None else [
         f'  File "{torchrun_bin}", line 8, in <module>',
         "    sys.exit(main())",
         f'  File "{site}/torch/distributed/elastic/multiprocessing/errors/__init__.py", line {a}, in wrapper',
         "    return f(*args, **kwargs)",
         f'  File "{site}/torch/distributed/run.py", line {b}, in main',
-        "    run(args)",
+        "    run(args)"]
+    out += ["Traceback (most recent call last):"] + head + [
         f'  File "{site}/torch/distributed/run.py", line {c}, in run',
         "    elastic_launch(",
         f'  File "{site}/torch/distributed/launcher/api.py", line {d}, in __call__',
@@ -832,7 +832,7 @@ def case_cuda_oom_03() -> Case:
     """torchrun 4x RTX 4090, Llama-3-8B LoRA with HF Trainer; the first evaluation (step 500) OOMs on rank 1 in
     `logits.float()` (batch 8 x 2048 x 128256 vocab in fp32 = 7.83 GiB)."""
     rng = random.Random(103)
-    site = "/home/ubuntu/.venv/lib/python3.11/site-packages"
+    site = "/home/ubuntu/.venv/lib/python3.10/site-packages"
     host = "ip-172-31-20-14.us-west-2.compute.internal"
     agent = 139872201045824
     t0 = dt("2024-07-30 13:52:40") + timedelta(microseconds=367211)
@@ -1082,7 +1082,7 @@ def case_frag_01() -> Case:
     """Single H100, custom SFT loop with token-budget batches of very different shapes; reserved memory climbs while
     allocated stays flat, and the OOM message shows 18.94 GiB reserved-but-unallocated."""
     rng = random.Random(201)
-    site = "/home/dev/miniforge3/envs/sft/lib/python3.11/site-packages"
+    site = "/home/dev/miniforge3/envs/sft/lib/python3.10/site-packages"
     smi = nvidia_smi("Mon Oct 14 10:58:02 2024", "550.90.07", "12.4", "NVIDIA H100 80GB HBM3", 1, rng,
                      bus=["00000000:18:00.0"], style="550")
     L = ["dev@h100-ws-02:~/sft$ nvidia-smi", smi,
@@ -1413,3 +1413,1476 @@ def case_frag_03() -> Case:
         also=["cuda-oom"],
         secrets=[ghp, user],
     )
+
+
+# ==================================================================================================
+# cuda-memory-leak-growth
+# ==================================================================================================
+
+
+def case_leak_01() -> Case:
+    """Lightning 2.1, single L4, U-Net segmentation; training_step appends the (un-detached) logits to a list for an
+    epoch-end metric; a user callback prints allocated memory, which climbs ~82 MiB per step until OOM at step 193."""
+    rng = random.Random(301)
+    user = "rpatel"
+    home = f"/home/{user}"
+    site = f"{home}/.venvs/seg/lib/python3.10/site-packages"
+    L = [f"({user}) $ python train_seg.py --data /data/floodnet --img-size 512 --batch-size 8 --precision bf16-mixed --max-epochs 40",
+         "Seed set to 1234",
+         "Using bfloat16 Automatic Mixed Precision (AMP)",
+         "GPU available: True (cuda), used: True",
+         "TPU available: False, using: 0 TPU cores",
+         "IPU available: False, using: 0 IPUs",
+         "HPU available: False, using: 0 HPUs",
+         "You are using a CUDA device ('NVIDIA L4') that has Tensor Cores. To properly utilize them, you should set "
+         "`torch.set_float32_matmul_precision('medium' | 'high')` which will trade-off precision for performance. For "
+         "more details, read https://pytorch.org/docs/stable/generated/torch.set_float32_matmul_precision.html#torch.set_float32_matmul_precision",
+         "LOCAL_RANK: 0 - CUDA_VISIBLE_DEVICES: [0]",
+         "",
+         "  | Name    | Type       | Params",
+         "---------------------------------------",
+         "0 | model   | Unet       | 24.4 M",
+         "1 | loss_fn | DiceCELoss | 0     ",
+         "2 | val_iou | JaccardIndex | 0   ",
+         "---------------------------------------",
+         "24.4 M    Trainable params",
+         "0         Non-trainable params",
+         "24.4 M    Total params",
+         "97.730    Total estimated model params size (MB)",
+         f"{site}/lightning/pytorch/trainer/connectors/data_connector.py:441: The 'val_dataloader' does not have many "
+         "workers which may be a bottleneck. Consider increasing the value of the `num_workers` argument` to "
+         "`num_workers=7` in the `DataLoader` to improve performance.",
+         "Sanity Checking: |          | 0/? [00:00<?, ?it/s]",
+         "Sanity Checking DataLoader 0: 100%|██████████| 2/2 [00:01<00:00,  1.48it/s]",
+         "                                                                           ",
+         "Epoch 0:   0%|          | 0/1250 [00:00<?, ?it/s] "]
+    alloc = 5.66
+    loss = 1.31
+    el = 0.0
+    for step in range(10, 191, 10):
+        el += 10 * rng.uniform(0.71, 0.76)
+        alloc += 10 * 0.0821 + rng.uniform(-0.004, 0.004)
+        loss = max(0.35, loss - rng.uniform(0.0, 0.045))
+        L.append("Epoch 0: " + tqdm_bar(step, 1250, el, el / step, postfix=f"v_num=7, train_loss_step={loss:.3f}"))
+        if step % 20 == 0:
+            L.append(f"[mem] step={step} allocated={alloc:.2f}GiB reserved={alloc + rng.uniform(0.2, 0.5):.2f}GiB "
+                     f"max_allocated={alloc + 1.41 + rng.uniform(0, 0.05):.2f}GiB")
+    chain = [
+        ("lightning/pytorch/trainer/trainer.py", 544, "fit", "call._call_and_handle_interrupt("),
+        ("lightning/pytorch/trainer/call.py", 44, "_call_and_handle_interrupt", "return trainer_fn(*args, **kwargs)"),
+        ("lightning/pytorch/trainer/trainer.py", 580, "_fit_impl", "self._run(model, ckpt_path=ckpt_path)"),
+        ("lightning/pytorch/trainer/trainer.py", 989, "_run", "results = self._run_stage()"),
+        ("lightning/pytorch/trainer/trainer.py", 1035, "_run_stage", "self.fit_loop.run()"),
+        ("lightning/pytorch/loops/fit_loop.py", 202, "run", "self.advance()"),
+        ("lightning/pytorch/loops/fit_loop.py", 359, "advance", "self.epoch_loop.run(self._data_fetcher)"),
+        ("lightning/pytorch/loops/training_epoch_loop.py", 136, "run", "self.advance(data_fetcher)"),
+        ("lightning/pytorch/loops/training_epoch_loop.py", 240, "advance", "batch_output = self.automatic_optimization.run(trainer.optimizers[0], batch_idx, kwargs)"),
+        ("lightning/pytorch/loops/optimization/automatic.py", 187, "run", "self._optimizer_step(batch_idx, closure)"),
+        ("lightning/pytorch/loops/optimization/automatic.py", 265, "_optimizer_step", "call._call_lightning_module_hook("),
+        ("lightning/pytorch/trainer/call.py", 157, "_call_lightning_module_hook", "output = fn(*args, **kwargs)"),
+        ("lightning/pytorch/core/module.py", 1291, "optimizer_step", "optimizer.step(closure=optimizer_closure)"),
+        ("lightning/pytorch/core/optimizer.py", 151, "step", "step_output = self._strategy.optimizer_step(self._optimizer, closure, **kwargs)"),
+        ("lightning/pytorch/strategies/strategy.py", 230, "optimizer_step", "return self.precision_plugin.optimizer_step(optimizer, model=model, closure=closure, **kwargs)"),
+        ("lightning/pytorch/plugins/precision/amp.py", 77, "optimizer_step", "closure_result = closure()"),
+        ("lightning/pytorch/loops/optimization/automatic.py", 140, "__call__", "self._result = self.closure(*args, **kwargs)"),
+        ("torch/utils/_contextlib.py", 115, "decorate_context", "return func(*args, **kwargs)"),
+        ("lightning/pytorch/loops/optimization/automatic.py", 126, "closure", "step_output = self._step_fn()"),
+        ("lightning/pytorch/loops/optimization/automatic.py", 315, "_training_step", 'training_step_output = call._call_strategy_hook(trainer, "training_step", *kwargs.values())'),
+        ("lightning/pytorch/trainer/call.py", 309, "_call_strategy_hook", "output = fn(*args, **kwargs)"),
+        ("lightning/pytorch/strategies/strategy.py", 382, "training_step", "return self.lightning_module.training_step(*args, **kwargs)"),
+    ]
+    L += ["Traceback (most recent call last):",
+          f'  File "{home}/seg/train_seg.py", line 188, in <module>', "    trainer.fit(model, datamodule=dm)"]
+    for f, ln, fn, src in chain:
+        L += [f'  File "{site}/{f}", line {ln}, in {fn}', f"    {src}"]
+    L += [f'  File "{home}/seg/train_seg.py", line 97, in training_step', "    logits = self(x)",
+          f'  File "{site}/torch/nn/modules/module.py", line 1518, in _wrapped_call_impl', "    return self._call_impl(*args, **kwargs)",
+          f'  File "{site}/torch/nn/modules/module.py", line 1527, in _call_impl', "    return forward_call(*args, **kwargs)",
+          f'  File "{home}/seg/train_seg.py", line 84, in forward', "    return self.model(x)",
+          f'  File "{site}/torch/nn/modules/module.py", line 1518, in _wrapped_call_impl', "    return self._call_impl(*args, **kwargs)",
+          f'  File "{site}/torch/nn/modules/module.py", line 1527, in _call_impl', "    return forward_call(*args, **kwargs)",
+          f'  File "{site}/segmentation_models_pytorch/base/model.py", line 30, in forward', "    decoder_output = self.decoder(*features)",
+          f'  File "{site}/torch/nn/modules/module.py", line 1518, in _wrapped_call_impl', "    return self._call_impl(*args, **kwargs)",
+          f'  File "{site}/torch/nn/modules/module.py", line 1527, in _call_impl', "    return forward_call(*args, **kwargs)",
+          f'  File "{site}/segmentation_models_pytorch/decoders/unet/decoder.py", line 119, in forward', "    x = decoder_block(x, skip)",
+          f'  File "{site}/torch/nn/modules/module.py", line 1518, in _wrapped_call_impl', "    return self._call_impl(*args, **kwargs)",
+          f'  File "{site}/torch/nn/modules/module.py", line 1527, in _call_impl', "    return forward_call(*args, **kwargs)",
+          f'  File "{site}/segmentation_models_pytorch/decoders/unet/decoder.py", line 40, in forward', '    x = F.interpolate(x, scale_factor=2, mode="nearest")',
+          f'  File "{site}/torch/nn/functional.py", line 3983, in interpolate', "    return torch._C._nn.upsample_nearest2d(input, output_size, scale_factors)",
+          "torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 128.00 MiB. GPU 0 has a total capacty of "
+          "21.96 GiB of which 97.06 MiB is free. Including non-PyTorch memory, this process has 21.85 GiB memory in use. "
+          "Of the allocated memory 21.31 GiB is allocated by PyTorch, and 312.47 MiB is reserved by PyTorch but "
+          "unallocated. If reserved but unallocated memory is large try setting max_split_size_mb to avoid "
+          "fragmentation.  See documentation for Memory Management and PYTORCH_CUDA_ALLOC_CONF",
+          "Epoch 0:  15%|█▌        | 193/1250 [02:23<13:05,  1.35it/s, v_num=7, train_loss_step=0.561]"]
+    return Case(
+        "cuda-memory-leak-growth-lightning-outputs-l4-01", "cuda-memory-leak-growth", "medium",
+        "Lightning 2.1 U-Net on a single L4: allocated memory printed by a callback climbs ~0.82 GiB every 10 steps "
+        "from 5.7 GiB (training_step keeps every step's logits for an epoch-end metric) until an ordinary 128 MiB "
+        "allocation fails at step 193 of the first epoch.",
+        None,
+        {"gpu_model": "L4", "torch_version": "2.1.1", "launcher": "python", "oom_tried_to_allocate": "128.00 MiB",
+         "precision": "bf16"},
+        ["detach"],
+        {"train.log": "\n".join(L)},
+        secrets=[user],
+    )
+
+
+def case_leak_02() -> Case:
+    """HF Trainer 4.36 on one A100-80GB: training is fine, the first evaluation accumulates fp32 logits of every eval
+    batch on the GPU (no eval_accumulation_steps) and dies at eval batch 40/250 inside nested_concat."""
+    rng = random.Random(302)
+    site = "/usr/local/lib/python3.10/dist-packages"
+    pw = fake_token(rng, ALNUM, 14)
+    smi = nvidia_smi("Thu Feb 22 16:03:11 2024", "535.129.03", "12.2", "NVIDIA A100-SXM4-80GB", 1, rng, used=[0])
+    L = ["+ nvidia-smi", smi,
+         "+ python finetune.py --config configs/support_bot_lora.yaml",
+         "[finetune] torch 2.1.2+cu121 transformers 4.36.2 peft 0.7.1 accelerate 0.26.1",
+         f"[finetune] mlflow tracking: https://mlflow:{pw}@mlflow.internal.acme.io (experiment: support-bot-lora)",
+         "[finetune] model=meta-llama/Llama-2-7b-hf lora_r=64 max_len=1024 per_device_train_batch_size=8 "
+         "per_device_eval_batch_size=8 eval_steps=500 compute_metrics=token_accuracy",
+         "Loading checkpoint shards: 100%|██████████| 2/2 [00:04<00:00,  2.14s/it]",
+         "trainable params: 159,907,840 || all params: 6,898,323,456 || trainable%: 2.318099223092227",
+         "Map: 100%|██████████| 38000/38000 [00:21<00:00, 1771.04 examples/s]",
+         "Map: 100%|██████████| 2000/2000 [00:01<00:00, 1790.33 examples/s]",
+         "Detected kernel version 4.18.0, which is below the recommended minimum of 5.5.0; this can cause the process "
+         "to hang. It is recommended to upgrade the kernel to the minimum version or higher.",
+         hf_train_header(38000, 3, 8, 16, 2, 7125, 159907840),
+         "  0%|          | 0/7125 [00:00<?, ?it/s]",
+         "`use_cache=True` is incompatible with gradient checkpointing. Setting `use_cache=False`..."]
+    loss = 1.74
+    el = 0.0
+    for step in range(50, 501, 50):
+        el += 50 * rng.uniform(1.18, 1.26)
+        L.append(tqdm_bar(step, 7125, el, el / step))
+        loss = max(0.9, loss - rng.uniform(0.02, 0.09))
+        L.append(f"{{'loss': {loss:.4f}, 'learning_rate': {2e-4 * (1 - step / 7125):.16g}, 'epoch': {step / 2375:.2f}}}")
+    L.append("")
+    for k in (0, 10, 20, 30, 40):
+        L.append(("  0%|          | 0/250 [00:00<?, ?it/s]" if k == 0 else tqdm_bar(k, 250, k * 0.93, 0.93)) + "\x1b[A")
+    chain = [
+        ("transformers/trainer.py", 1555, "train", "return inner_training_loop("),
+        ("transformers/trainer.py", 1929, "_inner_training_loop", "self._maybe_log_save_evaluate(tr_loss, model, trial, epoch, ignore_keys_for_eval)"),
+        ("transformers/trainer.py", 2256, "_maybe_log_save_evaluate", "metrics = self.evaluate(ignore_keys=ignore_keys_for_eval)"),
+        ("transformers/trainer.py", 3029, "evaluate", "output = eval_loop("),
+        ("transformers/trainer.py", 3252, "evaluation_loop", "preds_host = logits if preds_host is None else nested_concat(preds_host, logits, padding_index=-100)"),
+        ("transformers/trainer_pt_utils.py", 123, "nested_concat", "return type(tensors)(nested_concat(t, n, padding_index=padding_index) for t, n in zip(tensors, new_tensors))"),
+        ("transformers/trainer_pt_utils.py", 123, "<genexpr>", "return type(tensors)(nested_concat(t, n, padding_index=padding_index) for t, n in zip(tensors, new_tensors))"),
+        ("transformers/trainer_pt_utils.py", 125, "nested_concat", "return torch_pad_and_concatenate(tensors, new_tensors, padding_index=padding_index)"),
+        ("transformers/trainer_pt_utils.py", 84, "torch_pad_and_concatenate", "result = tensor1.new_full(new_shape, padding_index)"),
+    ]
+    L += ["Traceback (most recent call last):", '  File "/workspace/support-bot/finetune.py", line 163, in <module>',
+          "    main()", '  File "/workspace/support-bot/finetune.py", line 157, in main', "    trainer.train()"]
+    for f, ln, fn, src in chain:
+        L += [f'  File "{site}/{f}", line {ln}, in {fn}', f"    {src}"]
+    L += ["torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 40.06 GiB. GPU 0 has a total capacty of "
+          "79.15 GiB of which 21.47 GiB is free. Process 3817 has 57.67 GiB memory in use. Of the allocated memory "
+          "55.02 GiB is allocated by PyTorch, and 2.11 GiB is reserved by PyTorch but unallocated. If reserved but "
+          "unallocated memory is large try setting max_split_size_mb to avoid fragmentation.  See documentation for "
+          "Memory Management and PYTORCH_CUDA_ALLOC_CONF",
+          "  7%|▋         | 500/7125 [10:17<2:16:24,  1.24s/it]"]
+    return Case(
+        "cuda-memory-leak-growth-hf-eval-logits-accum-02", "cuda-memory-leak-growth", "medium",
+        "HF Trainer (transformers 4.36) LoRA fine-tune on one A100-80GB with compute_metrics: training to step 500 is "
+        "fine; during the first evaluation the Trainer concatenates every batch's fp32 [8, 1024, 32000] logits on the "
+        "GPU (no eval_accumulation_steps / preprocess_logits_for_metrics) and dies at eval batch 40/250 in "
+        "nested_concat trying to allocate 40 GiB.",
+        None,
+        {"gpu_model": "A100-SXM4-80GB", "driver_version": "535.129.03", "torch_version": "2.1.2",
+         "transformers_version": "4.36.2", "launcher": "python", "oom_tried_to_allocate": "40.06 GiB",
+         "failure_step": "500"},
+        ["eval_accumulation_steps"],
+        {"train.log": "\n".join(L)},
+        also=["cuda-oom"],
+        secrets=[pw],
+    )
+
+
+def case_leak_03() -> Case:
+    """srun 4 tasks (one node, 4x A100-40GB), torch 2.0: rank 0 alone validates without no_grad and sums the loss
+    tensor, memory climbs ~2.3 GiB per val batch, OOM at val batch 13; ranks 1-3 wait at a barrier and die of the
+    NCCL watchdog 30 minutes later."""
+    rng = random.Random(303)
+    site = "/opt/conda/envs/vit/lib/python3.10/site-packages"
+    work = "/shared/projects/vit-in1k"
+    L = ["+ srun -l --ntasks=4 --gpus-per-task=1 python -u train_vit.py --model vit_base_patch16_224 --epochs 90 "
+         "--batch-size 256 --val-batch-size 32 --lr 3e-3 --amp --data /datasets/imagenet"]
+    L.append("0: [2023-08-21 13:40:52] torch 2.0.1+cu117 | 4 x NVIDIA A100-SXM4-40GB | nccl (2, 14, 3) | world_size 4")
+    L.append("0: [2023-08-21 13:40:52] model vit_base_patch16_224: 86.57M params, AdamW, cosine schedule, warmup 5 epochs")
+    L.append("0: [2023-08-21 13:41:30] train: 1281167 images, 1251 steps/epoch | val: 50000 images (rank 0 only)")
+    t = dt("2023-08-21 13:41:30")
+    for r in (0, 1, 2, 3):
+        L.append(f"{r}: {site}/torch/utils/data/dataloader.py:560: UserWarning: This DataLoader will create 12 worker "
+                 "processes in total. Our suggested max number of worker in current system is 8, which is smaller than "
+                 "what this DataLoader is going to create. Please be aware that excessive worker creation might get "
+                 "DataLoader running slow or even freeze, lower the worker number to avoid potential slowness/freeze if necessary.")
+        L.append(f"{r}:   warnings.warn(_create_warning_msg(")
+    for ep in (0, 1):
+        for step in range(100, 1252, 100):
+            t += timedelta(seconds=100 * rng.uniform(1.01, 1.08))
+            L.append(f"0: [{t.strftime('%Y-%m-%d %H:%M:%S')}] epoch {ep} step {step:>4}/1251 loss "
+                     f"{6.9 - ep * 0.6 - step * 0.00041 + rng.uniform(-0.03, 0.03):.3f} lr {3e-3 * (ep * 1251 + step) / 6255:.2e} "
+                     f"mem {7.88 + rng.uniform(-0.02, 0.03):.2f}GiB img/s {rng.randint(2390, 2530)}")
+        t += timedelta(seconds=61)
+        if ep == 0:
+            L.append(f"0: [{t.strftime('%Y-%m-%d %H:%M:%S')}] epoch 0 train done (val every 2 epochs)")
+            t += timedelta(seconds=9)
+            L.append(f"0: [{t.strftime('%Y-%m-%d %H:%M:%S')}] saved /shared/ckpt/vit-b16/epoch_000.pt")
+        else:
+            L.append(f"0: [{t.strftime('%Y-%m-%d %H:%M:%S')}] epoch {ep} train done, validating on rank 0 (1563 batches)")
+            for r in (2, 1, 3):
+                L.append(f"{r}: [{t.strftime('%Y-%m-%d %H:%M:%S')}] rank {r}: waiting for rank 0 validation (barrier)")
+    # epoch 1 validation: the loop runs with autograd on and keeps the summed loss tensor, memory grows per batch
+    for b, m in ((5, 19.51), (10, 31.12)):
+        t += timedelta(seconds=2)
+        L.append(f"0: [{t.strftime('%Y-%m-%d %H:%M:%S')}] val {b:>4}/1563 running_loss {6.35 + rng.uniform(-0.1, 0.1):.3f} mem {m:.2f}GiB")
+    tb = ["Traceback (most recent call last):",
+          f'  File "{work}/train_vit.py", line 287, in <module>', "    main(args)",
+          f'  File "{work}/train_vit.py", line 262, in main', "    val_stats = validate(model.module, val_loader, criterion, args)",
+          f'  File "{work}/train_vit.py", line 171, in validate', "    output = model(images)",
+          f'  File "{site}/torch/nn/modules/module.py", line 1501, in _call_impl', "    return forward_call(*args, **kwargs)",
+          f'  File "{site}/timm/models/vision_transformer.py", line 685, in forward', "    x = self.forward_features(x)",
+          f'  File "{site}/timm/models/vision_transformer.py", line 666, in forward_features', "    x = self.blocks(x)",
+          f'  File "{site}/torch/nn/modules/module.py", line 1501, in _call_impl', "    return forward_call(*args, **kwargs)",
+          f'  File "{site}/torch/nn/modules/container.py", line 217, in forward', "    input = module(input)",
+          f'  File "{site}/torch/nn/modules/module.py", line 1501, in _call_impl', "    return forward_call(*args, **kwargs)",
+          f'  File "{site}/timm/models/vision_transformer.py", line 157, in forward', "    x = x + self.drop_path2(self.ls2(self.mlp(self.norm2(x))))",
+          f'  File "{site}/torch/nn/modules/module.py", line 1501, in _call_impl', "    return forward_call(*args, **kwargs)",
+          f'  File "{site}/timm/layers/mlp.py", line 44, in forward', "    x = self.act(x)",
+          f'  File "{site}/torch/nn/modules/module.py", line 1501, in _call_impl', "    return forward_call(*args, **kwargs)",
+          f'  File "{site}/torch/nn/modules/activation.py", line 684, in forward', "    return F.gelu(input, approximate=self.approximate)",
+          "torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 74.00 MiB (GPU 0; 39.59 GiB total capacity; "
+          "37.82 GiB already allocated; 61.19 MiB free; 38.41 GiB reserved in total by PyTorch) If reserved memory is >> "
+          "allocated memory try setting max_split_size_mb to avoid fragmentation.  See documentation for Memory "
+          "Management and PYTORCH_CUDA_ALLOC_CONF"]
+    L += ["0: " + x for x in tb]
+    L.append("srun: error: gpu-node-17: task 0: Exited with exit code 1")
+    for r in (2, 3, 1):
+        lines = nccl_watchdog("2.0", r, 2521, "ALLREDUCE", 1800000, 1800000 + rng.randint(150, 990))
+        L += [f"{r}: {x}" for x in lines]
+    L.append("srun: error: gpu-node-17: tasks 1-3: Aborted (core dumped)")
+    return Case(
+        "cuda-memory-leak-growth-vit-val-nograd-srun-03", "cuda-memory-leak-growth", "hard",
+        "srun with 4 tasks on one node (4x A100-40GB), torch 2.0: training is stable at 7.9 GiB, but rank 0's "
+        "validation (run alone, without torch.no_grad, keeping the loss tensor) grows ~2.3 GiB per val batch and OOMs at "
+        "val batch 13 of epoch 1. Ranks 1-3 wait at a barrier and die of the NCCL watchdog 30 minutes later; those "
+        "timeouts end the log.",
+        0,
+        {"gpu_model": "A100-SXM4-40GB", "torch_version": "2.0.1", "launcher": "srun", "world_size": "4",
+         "oom_tried_to_allocate": "74.00 MiB", "oom_total_capacity": "39.59 GiB"},
+        ["no_grad"],
+        {"slurm-881203.out": "\n".join(L)},
+    )
+
+
+# ==================================================================================================
+# host-oom-killed
+# ==================================================================================================
+
+
+def case_host_oom_01() -> Case:
+    """Workstation, plain python: a pretraining script reads 38 GB of jsonl into Python lists and tokenizes in RAM;
+    bash prints Killed, the user checks $? and dmesg."""
+    rng = random.Random(401)
+    L = ["$ python pretrain_small.py --data '/mnt/data/web_en_2024/*.jsonl' --tokenizer gpt2 --seq-len 1024 --out runs/gpt-124m",
+         "torch 2.2.1+cu121 | CUDA available: True | NVIDIA GeForce RTX 4090 (23.6 GiB)",
+         "host RAM: 62.7 GiB total, 58.9 GiB available",
+         "reading 112 jsonl shards into memory ..."]
+    for k in (14, 28, 56, 84, 112):
+        L.append("shards: " + tqdm_bar(k, 112, k * 1.98, 1.98))
+    L += ["loaded 31,842,107 documents (37.9 GB of text) in 221.7s",
+          "Token indices sequence length is longer than the specified maximum sequence length for this model (1873 > 1024). "
+          "Running this sequence through the model will result in indexing errors"]
+    for n in range(500000, 12_100_001, 800000):
+        L.append("tokenizing: " + tqdm_bar(n, 31842107, n / 13902.7, 1 / 13902.7))
+    L += ["Killed",
+          "$ echo $?",
+          "137",
+          "$ free -g",
+          "               total        used        free      shared  buff/cache   available",
+          "Mem:              62           2          59           0           0          59",
+          "Swap:              1           0           1",
+          "$ sudo dmesg -T | tail -n 14",
+          "[Tue Mar 19 22:41:07 2024] python invoked oom-killer: gfp_mask=0x140dca(GFP_HIGHUSER_MOVABLE|__GFP_COMP|__GFP_ZERO), order=0, oom_score_adj=0",
+          "[Tue Mar 19 22:41:07 2024] CPU: 7 PID: 48211 Comm: python Tainted: P           OE      6.5.0-25-generic #25~22.04.1-Ubuntu",
+          "[Tue Mar 19 22:41:07 2024] Hardware name: Micro-Star International Co., Ltd. MS-7D75/MAG X670E TOMAHAWK WIFI (MS-7D75), BIOS 1.80 11/29/2023",
+          "[Tue Mar 19 22:41:07 2024] Mem-Info:",
+          "[Tue Mar 19 22:41:07 2024] active_anon:15912238 inactive_anon:232177 isolated_anon:0",
+          "                            active_file:1022 inactive_file:931 isolated_file:0",
+          "[Tue Mar 19 22:41:07 2024] Free swap  = 0kB",
+          "[Tue Mar 19 22:41:07 2024] Total swap = 2097148kB",
+          "[Tue Mar 19 22:41:07 2024] Tasks state (memory values in pages):",
+          "[Tue Mar 19 22:41:07 2024] [  pid  ]   uid  tgid total_vm      rss pgtables_bytes swapents oom_score_adj name",
+          "[Tue Mar 19 22:41:07 2024] [   1742]  1000  1742   711544    61208   1134592        0           200 gnome-shell",
+          "[Tue Mar 19 22:41:07 2024] [  48211]  1000 48211 17711032 16120712 129560576   524288             0 python",
+          "[Tue Mar 19 22:41:07 2024] oom-kill:constraint=CONSTRAINT_NONE,nodemask=(null),cpuset=/,mems_allowed=0,global_oom,"
+          "task_memcg=/user.slice/user-1000.slice/user@1000.service/app.slice/app-org.gnome.Terminal.slice/vte-spawn-6f0d2c1e-4a55-4bb1-9a83-0e25f0c2d3aa.scope,task=python,pid=48211,uid=1000",
+          "[Tue Mar 19 22:41:07 2024] Out of memory: Killed process 48211 (python) total-vm:70844128kB, anon-rss:64482848kB, "
+          "file-rss:0kB, shmem-rss:0kB, UID:1000 pgtables:126524kB oom_score_adj:0"]
+    return Case(
+        "host-oom-killed-tokenize-in-ram-workstation-01", "host-oom-killed", "easy",
+        "Plain python on a 64 GB workstation: the script loads 38 GB of jsonl into Python lists and tokenizes in memory; "
+        "the shell prints Killed (exit 137) and the pasted dmesg shows the kernel OOM killer killing the python process.",
+        None,
+        {"gpu_model": "GeForce RTX 4090", "torch_version": "2.2.1", "launcher": "python", "exit_code": "137"},
+        ["RAM"],
+        {"train.log": "\n".join(L)},
+    )
+
+
+def case_host_oom_02() -> Case:
+    """Slurm batch job, srun + torchrun 8 ranks on one H100 node with --mem=400G; every rank torch.loads a 63 GiB
+    consolidated checkpoint to CPU; the cgroup OOM killer kills rank 5 (-9), slurmstepd reports the oom_kill event."""
+    rng = random.Random(402)
+    user = "tnguyen"
+    site = "/usr/local/lib/python3.10/dist-packages"
+    L = ["+ echo 'job 88123 on h100-dgx-07 (user tnguyen), --mem=400G --gres=gpu:8 --cpus-per-task=96'",
+         f"job 88123 on h100-dgx-07 (user {user}), --mem=400G --gres=gpu:8 --cpus-per-task=96",
+         f"+ cd /home/{user}/coder-cpt",
+         "+ nvidia-smi -L"]
+    for i in range(8):
+        L.append(f"GPU {i}: NVIDIA H100 80GB HBM3 (UUID: GPU-{fake_token(rng, HEX, 8)}-{fake_token(rng, HEX, 4)}-"
+                 f"{fake_token(rng, HEX, 4)}-{fake_token(rng, HEX, 4)}-{fake_token(rng, HEX, 12)})")
+    L += ["+ python -c 'import torch; print(torch.__version__, torch.version.cuda)'",
+          "2.2.1+cu121 12.1",
+          "+ srun torchrun --nnodes 1 --nproc_per_node 8 --rdzv_backend c10d --rdzv_endpoint localhost:29500 "
+          "continue_pretrain.py --init-ckpt /lustre/ckpt/coder-34b/step_8000/consolidated.pt --fsdp full_shard "
+          "--seq-len 8192 --micro-bs 1 --lr 1e-5"]
+    t = dt("2024-04-09 03:12:55") + timedelta(microseconds=101000)
+    L += torchrun_banner("2.2", "bracket", t, 0)
+    for r in rng.sample(range(8), 8):
+        L.append(f"[rank {r}] initialized process group (nccl), world_size=8, device=cuda:{r}")
+    for r in rng.sample(range(8), 8):
+        L.append(f"[rank {r}] building model coder-34b on meta device")
+    for r in rng.sample(range(8), 8):
+        L.append(f"[rank {r}] loading /lustre/ckpt/coder-34b/step_8000/consolidated.pt (63.1 GiB) to cpu ...")
+    tf = t + timedelta(seconds=247, microseconds=773000)
+    L += torchrun_fail("2.2", "bracket", tf, 0, site, "/usr/local/bin/torchrun", "/usr/bin/python",
+                       "continue_pretrain.py", "h100-dgx-07",
+                       {"rank": 5, "local_rank": 5, "pid": 2216, "exitcode": -9, "sig": "SIGKILL", "time": tf},
+                       [2211, 2212, 2213, 2214, 2215, 2217, 2218])
+    L += ["srun: error: h100-dgx-07: task 0: Exited with exit code 1",
+          "slurmstepd: error: Detected 1 oom_kill event in StepId=88123.0. Some of your processes may have been killed "
+          "by the cgroup out-of-memory handler."]
+    return Case(
+        "host-oom-killed-torchrun-8x-ckpt-load-slurm-02", "host-oom-killed", "medium",
+        "Slurm job (--mem=400G), srun + torchrun with 8 ranks on one H100 node: every rank torch.loads the same 63 GiB "
+        "consolidated checkpoint into CPU memory at once; the cgroup OOM killer SIGKILLs rank 5 (torchrun: exitcode -9), "
+        "and slurmstepd reports the oom_kill event after the torchrun summary.",
+        5,
+        {"gpu_model": "H100 80GB HBM3", "gpu_count": "8", "torch_version": "2.2.1", "launcher": "torchrun",
+         "world_size": "8", "exit_code": "-9", "signal": "SIGKILL"},
+        ["checkpoint", "OOM"],
+        {"slurm-88123.out": "\n".join(L)},
+        secrets=[user],
+    )
+
+
+def case_host_oom_03() -> Case:
+    """srun -l, 8 tasks on 2 nodes (4x A100-40GB each), torch 1.13: a CLIP-style dataset held as Python lists is
+    duplicated into 10 workers per rank by copy-on-read; the cgroup OOM killer kills DataLoader workers on node 2,
+    rank 6 raises 'killed by signal: Killed', the other ranks die of the NCCL watchdog; slurmstepd reports the OOM
+    kills at the very end."""
+    rng = random.Random(403)
+    site = "/opt/conda/lib/python3.9/site-packages"
+    work = "/projects/vl/clip-pretrain"
+    L = ["+ srun -l --nodes=2 --ntasks-per-node=4 --gpus-per-task=1 --cpus-per-task=12 --mem=240G python -u train_clip.py "
+         "--train-data /projects/vl/data/laion_subset_38m.json --batch-size 512 --workers 10 --epochs 32 --precision amp"]
+    t = dt("2023-05-11 20:02:14")
+    for r in rng.sample(range(8), 8):
+        L.append(f"{r}: [{t.strftime('%Y-%m-%d %H:%M:%S')}] rank {r}/8 on {'gpu-a100-021' if r < 4 else 'gpu-a100-022'} "
+                 f"cuda:{r % 4} | torch 1.13.1+cu117 | nccl 2.14.3")
+    for r in rng.sample(range(8), 8):
+        L.append(f"{r}: [{(t + timedelta(seconds=rng.randint(180, 200))).strftime('%Y-%m-%d %H:%M:%S')}] loaded "
+                 "38,102,554 (image_path, caption) pairs from laion_subset_38m.json")
+    t += timedelta(seconds=214)
+    L.append(f"0: [{t.strftime('%Y-%m-%d %H:%M:%S')}] model ViT-B-16 text 12x512: 149.6M params | global batch 4096 | 9302 steps/epoch")
+    for r in range(8):
+        L.append(f"{r}: [{t.strftime('%Y-%m-%d %H:%M:%S')}] starting epoch 0 with 10 dataloader workers")
+    host_mem = 36.0
+    for step in range(200, 2401, 200):
+        t += timedelta(seconds=200 * rng.uniform(0.83, 0.88))
+        host_mem += rng.uniform(4.2, 5.4)
+        L.append(f"0: [{t.strftime('%Y-%m-%d %H:%M:%S')}] ep 0 step {step:>5}/9302 loss {7.9 - step * 0.00062 + rng.uniform(-0.04, 0.04):.4f} "
+                 f"logit_scale {14.3 + step * 0.0009:.2f} lr {5e-4 * min(1, step / 2000):.2e} data {rng.uniform(0.02, 0.05):.3f}s "
+                 f"batch {rng.uniform(0.81, 0.86):.3f}s host_mem {host_mem:.1f}% of 240G")
+    tb1 = [
+        "Traceback (most recent call last):",
+        f'  File "{site}/torch/utils/data/dataloader.py", line 1120, in _try_get_data',
+        "    data = self._data_queue.get(timeout=timeout)",
+        '  File "/opt/conda/lib/python3.9/multiprocessing/queues.py", line 113, in get',
+        "    if not self._poll(timeout):",
+        '  File "/opt/conda/lib/python3.9/multiprocessing/connection.py", line 262, in poll',
+        "    return self._poll(timeout)",
+        '  File "/opt/conda/lib/python3.9/multiprocessing/connection.py", line 429, in _poll',
+        "    r = wait([self], timeout)",
+        '  File "/opt/conda/lib/python3.9/multiprocessing/connection.py", line 936, in wait',
+        "    ready = selector.select(timeout)",
+        '  File "/opt/conda/lib/python3.9/selectors.py", line 416, in select',
+        "    fd_event_list = self._selector.poll(timeout)",
+        f'  File "{site}/torch/utils/data/_utils/signal_handling.py", line 66, in handler',
+        "    _error_if_any_worker_fails()",
+        "RuntimeError: DataLoader worker (pid 77121) is killed by signal: Killed. ",
+        "",
+        "The above exception was the direct cause of the following exception:",
+        "",
+        "Traceback (most recent call last):",
+        f'  File "{work}/train_clip.py", line 301, in <module>',
+        "    main()",
+        f'  File "{work}/train_clip.py", line 283, in main',
+        "    train_one_epoch(model, train_loader, optimizer, scaler, scheduler, epoch, args)",
+        f'  File "{work}/train_clip.py", line 192, in train_one_epoch',
+        "    for i, (images, texts) in enumerate(loader):",
+        f'  File "{site}/torch/utils/data/dataloader.py", line 628, in __next__',
+        "    data = self._next_data()",
+        f'  File "{site}/torch/utils/data/dataloader.py", line 1316, in _next_data',
+        "    idx, data = self._get_data()",
+        f'  File "{site}/torch/utils/data/dataloader.py", line 1282, in _get_data',
+        "    success, data = self._try_get_data()",
+        f'  File "{site}/torch/utils/data/dataloader.py", line 1133, in _try_get_data',
+        "    raise RuntimeError('DataLoader worker (pid(s) {}) exited unexpectedly'.format(pids_str)) from e",
+        "RuntimeError: DataLoader worker (pid(s) 77121) exited unexpectedly",
+    ]
+    L += ["6: " + x for x in tb1]
+    L.append("srun: error: gpu-a100-022: task 6: Exited with exit code 1")
+    wd = []
+    for r in (0, 1, 2, 3, 4, 5, 7):
+        wd.append((r, nccl_watchdog("1.13", r, 2441, "ALLREDUCE", 1800000, 1800000 + rng.randint(80, 990))))
+    rng.shuffle(wd)
+    for r, lines in wd:
+        L += [f"{r}: {x}" for x in lines]
+    L += ["srun: error: gpu-a100-022: tasks 4-5,7: Aborted (core dumped)",
+          "srun: error: gpu-a100-021: tasks 0-3: Aborted (core dumped)",
+          "slurmstepd: error: Detected 3 oom-kill event(s) in step 5512311.0 cgroup. Some of your processes may have been "
+          "killed by the cgroup out-of-memory handler."]
+    return Case(
+        "host-oom-killed-dataloader-cow-srun-clip-03", "host-oom-killed", "hard",
+        "srun with 8 tasks on 2 nodes (4x A100-40GB each), torch 1.13, CLIP pretraining with a 38M-pair dataset held in "
+        "Python lists and 10 workers per rank: host memory climbs every 200 steps (copy-on-read in forked workers) until "
+        "the cgroup OOM killer kills DataLoader workers on node 2. Rank 6 reports 'DataLoader worker ... killed by signal: "
+        "Killed', the other ranks hang and die of the NCCL watchdog; only slurmstepd's last line names the OOM kills.",
+        6,
+        {"gpu_model": "A100-SXM4-40GB", "torch_version": "1.13.1", "launcher": "srun", "world_size": "8",
+         "num_nodes": "2"},
+        ["num_workers", "OOM"],
+        {"slurm-5512311.out": "\n".join(L)},
+        also=["dataloader-worker-crash"],
+    )
+
+
+def case_host_oom_04() -> Case:
+    """Kubernetes pod (memory limit 128Gi), deepspeed launcher with 4x L40S, ZeRO-2 with offload_optimizer cpu for an
+    8B model; the container is OOMKilled during optimizer-state initialisation. Two files: kubectl logs --previous
+    and kubectl describe pod."""
+    rng = random.Random(404)
+    akia = "AKIA" + fake_token(rng, UPALNUM, 16)
+    secret = fake_token(rng, ALNUM + "/+", 40)
+    site = "/usr/local/lib/python3.10/dist-packages"
+    t = dt("2024-08-21 09:41:58")
+    L: list[str] = []
+    last = [t]
+
+    def ds(dtsec: float, lvl: str, src: str, msg: str) -> None:
+        tt = max(t + timedelta(seconds=dtsec, microseconds=rng.randint(0, 60000)), last[0] + timedelta(microseconds=200))
+        last[0] = tt
+        L.append(f"{ds_ts(tt)} [{lvl}] [{src}] {msg}")
+
+    ds(0, "INFO", "real_accelerator.py:203:get_accelerator", "Setting ds_accelerator to cuda (auto detect)")
+    ds(2.1, "WARNING", "runner.py:202:fetch_hostfile", "Unable to find hostfile, will proceed with training with local resources only.")
+    ds(2.1, "INFO", "runner.py:568:main", "cmd = /usr/bin/python -u -m deepspeed.launcher.launch --world_info=eyJsb2NhbGhvc3QiOiBbMCwgMSwgMiwgM119 "
+       "--master_addr=127.0.0.1 --master_port=29500 --enable_each_rank_log=None train.py --deepspeed configs/zero2_offload.json "
+       "--model meta-llama/Meta-Llama-3.1-8B --data /data/sft/v12 --bf16 --micro-bs 4 --grad-accum 8")
+    ds(4.0, "INFO", "real_accelerator.py:203:get_accelerator", "Setting ds_accelerator to cuda (auto detect)")
+    ds(5.3, "INFO", "launch.py:146:main", "WORLD INFO DICT: {'localhost': [0, 1, 2, 3]}")
+    ds(5.3, "INFO", "launch.py:152:main", "nnodes=1, num_local_procs=4, node_rank=0")
+    ds(5.3, "INFO", "launch.py:163:main", "global_rank_mapping=defaultdict(<class 'list'>, {'localhost': [0, 1, 2, 3]})")
+    ds(5.3, "INFO", "launch.py:164:main", "dist_world_size=4")
+    ds(5.3, "INFO", "launch.py:168:main", "Setting CUDA_VISIBLE_DEVICES=0,1,2,3")
+    ds(5.3, "INFO", "launch.py:256:main", "process 41 spawned with command: ['/usr/bin/python', '-u', 'train.py', '--local_rank=0', '--deepspeed', 'configs/zero2_offload.json', '--model', 'meta-llama/Meta-Llama-3.1-8B', '--data', '/data/sft/v12', '--bf16', '--micro-bs', '4', '--grad-accum', '8']")
+    for i in (1, 2, 3):
+        ds(5.3, "INFO", "launch.py:256:main", f"process {41 + i} spawned with command: ['/usr/bin/python', '-u', 'train.py', '--local_rank={i}', '--deepspeed', 'configs/zero2_offload.json', '--model', 'meta-llama/Meta-Llama-3.1-8B', '--data', '/data/sft/v12', '--bf16', '--micro-bs', '4', '--grad-accum', '8']")
+    for _ in range(4):
+        ds(9.0, "INFO", "real_accelerator.py:203:get_accelerator", "Setting ds_accelerator to cuda (auto detect)")
+    for _ in range(4):
+        ds(12.0, "INFO", "comm.py:637:init_distributed", "cdb=None")
+    ds(12.1, "INFO", "comm.py:668:init_distributed", "Initializing TorchBackend in DeepSpeed with backend nccl")
+    L.append("[train] torch 2.4.0+cu121 | deepspeed 0.14.4 | transformers 4.44.0 | 4 x NVIDIA L40S")
+    for _ in range(4):
+        L.append(f"Loading checkpoint shards: 100%|██████████| 4/4 [00:{rng.randint(16, 24)}<00:00,  {rng.uniform(4.1, 6.0):.2f}s/it]")
+    ds(48, "INFO", "logging.py:96:log_dist", "[Rank 0] DeepSpeed info: version=0.14.4, git-hash=unknown, git-branch=unknown")
+    ds(48, "INFO", "config.py:733:__init__", "Config mesh_device None world_size = 4")
+    for _ in range(4):
+        L.append("Using /root/.cache/torch_extensions/py310_cu121 as PyTorch extensions root...")
+    L += ["Creating extension directory /root/.cache/torch_extensions/py310_cu121/cpu_adam...",
+          "Detected CUDA files, patching ldflags",
+          "Emitting ninja build file /root/.cache/torch_extensions/py310_cu121/cpu_adam/build.ninja...",
+          "Building extension module cpu_adam...",
+          "Allowing ninja to set a default number of workers... (overridable by setting the environment variable MAX_JOBS=N)",
+          f"[1/3] /usr/local/cuda/bin/nvcc --generate-dependencies-with-compile --dependency-output custom_cuda_kernel.cuda.o.d "
+          f"-DTORCH_EXTENSION_NAME=cpu_adam -DTORCH_API_INCLUDE_EXTENSION_H -DPYBIND11_COMPILER_TYPE=\\\"_gcc\\\" "
+          f"-DPYBIND11_STDLIB=\\\"_libstdcpp\\\" -DPYBIND11_BUILD_ABI=\\\"_cxxabi1011\\\" -I{site}/deepspeed/ops/csrc/includes "
+          f"-isystem {site}/torch/include -isystem /usr/local/cuda/include -isystem /usr/include/python3.10 "
+          "-D_GLIBCXX_USE_CXX11_ABI=0 -gencode=arch=compute_89,code=sm_89 --compiler-options '-fPIC' -O3 --use_fast_math "
+          f"-std=c++17 -U__CUDA_NO_HALF_OPERATORS__ -c {site}/deepspeed/ops/csrc/common/custom_cuda_kernel.cu -o custom_cuda_kernel.cuda.o",
+          f"[2/3] c++ -MMD -MF cpu_adam_impl.o.d -DTORCH_EXTENSION_NAME=cpu_adam -DTORCH_API_INCLUDE_EXTENSION_H "
+          f"-I{site}/deepspeed/ops/csrc/includes -isystem {site}/torch/include -fPIC -std=c++17 -O3 -std=c++17 -g "
+          "-Wno-reorder -L/usr/local/cuda/lib64 -lcudart -lcublas -g -march=native -fopenmp -D__AVX512__ -D__ENABLE_CUDA__ "
+          f"-DBF16_AVAILABLE -c {site}/deepspeed/ops/csrc/adam/cpu_adam_impl.cpp -o cpu_adam_impl.o",
+          f"[3/3] c++ cpu_adam.o cpu_adam_impl.o custom_cuda_kernel.cuda.o -shared -lcurand -L/usr/local/cuda/lib64 "
+          f"-L{site}/torch/lib -lc10 -lc10_cuda -ltorch_cpu -ltorch_cuda -ltorch -ltorch_python -L/usr/local/cuda/lib64 "
+          "-lcudart -o cpu_adam.so",
+          "Loading extension module cpu_adam..."]
+    for _ in range(4):
+        L.append(f"Time to load cpu_adam op: {rng.uniform(29.5, 33.0):.16f} seconds")
+    for _ in range(4):
+        L += ["Adam Optimizer #0 is created with AVX512 arithmetic capability.",
+              "Config: alpha=0.000020, betas=(0.900000, 0.999000), weight_decay=0.000000, adam_w=1"]
+    ds(92, "INFO", "logging.py:96:log_dist", "[Rank 0] Using DeepSpeed Optimizer param name adamw as basic optimizer")
+    ds(92, "INFO", "logging.py:96:log_dist", "[Rank 0] Removing param_group that has no 'params' in the basic Optimizer")
+    ds(92, "INFO", "logging.py:96:log_dist", "[Rank 0] DeepSpeed Basic Optimizer = DeepSpeedCPUAdam")
+    ds(92, "INFO", "utils.py:59:is_zero_supported_optimizer", "Checking ZeRO support for optimizer=DeepSpeedCPUAdam type=<class 'deepspeed.ops.adam.cpu_adam.DeepSpeedCPUAdam'>")
+    ds(92, "INFO", "logging.py:96:log_dist", "[Rank 0] Creating torch.bfloat16 ZeRO stage 2 optimizer")
+    ds(92, "INFO", "stage_1_and_2.py:148:__init__", "Reduce bucket size 500000000")
+    ds(92, "INFO", "stage_1_and_2.py:149:__init__", "Allgather bucket size 500000000")
+    ds(92, "INFO", "stage_1_and_2.py:150:__init__", "CPU Offload: True")
+    ds(92, "INFO", "stage_1_and_2.py:151:__init__", "Round robin gradient partitioning: False")
+    ds(161, "INFO", "utils.py:781:see_memory_usage", "Before initializing optimizer states")
+    ds(161, "INFO", "utils.py:782:see_memory_usage", "MA 15.02 GB         Max_MA 15.02 GB         CA 15.2 GB         Max_CA 15 GB ")
+    ds(161, "INFO", "utils.py:789:see_memory_usage", "CPU Virtual Memory:  used = 97.84 GB, percent = 19.4%")
+    trainer_log = "\n".join(L)[:-38]   # the container was killed while a line was being written
+    desc = dedent(f"""
+Name:             llm-sft-8b-worker-0
+Namespace:        ml-training
+Priority:         0
+Service Account:  default
+Node:             gpu-l40s-pool-7f6b9c4d-x2kq/10.42.7.19
+Start Time:       Wed, 21 Aug 2024 09:14:02 +0000
+Labels:           app=llm-sft
+                  batch.kubernetes.io/job-name=llm-sft-8b
+                  job-name=llm-sft-8b
+Annotations:      <none>
+Status:           Running
+IP:               10.244.7.33
+IPs:
+  IP:           10.244.7.33
+Controlled By:  Job/llm-sft-8b
+Containers:
+  trainer:
+    Container ID:  containerd://4b1f0c7d2e9a83f6b5c41d0e7a9f2b3c6d8e1f0a2b4c6d8e0f1a3b5c7d9e1f2a
+    Image:         registry.internal.acme.io/ml/llm-train:2024.08.2
+    Image ID:      registry.internal.acme.io/ml/llm-train@sha256:9d2f41c7a0b3e5d6f8a1c2b4e6d8f0a2c4e6b8d0f2a4c6e8b0d2f4a6c8e0b2d4
+    Port:          <none>
+    Host Port:     <none>
+    Command:
+      bash
+      -c
+      deepspeed --num_gpus 4 train.py --deepspeed configs/zero2_offload.json --model meta-llama/Meta-Llama-3.1-8B --data /data/sft/v12 --bf16 --micro-bs 4 --grad-accum 8
+    State:          Waiting
+      Reason:       CrashLoopBackOff
+    Last State:     Terminated
+      Reason:       OOMKilled
+      Exit Code:    137
+      Started:      Wed, 21 Aug 2024 09:41:55 +0000
+      Finished:     Wed, 21 Aug 2024 09:44:47 +0000
+    Ready:          False
+    Restart Count:  2
+    Limits:
+      cpu:             32
+      memory:          128Gi
+      nvidia.com/gpu:  4
+    Requests:
+      cpu:             32
+      memory:          128Gi
+      nvidia.com/gpu:  4
+    Environment:
+      HF_HOME:                /cache/hf
+      WANDB_MODE:             offline
+      AWS_ACCESS_KEY_ID:      {akia}
+      AWS_SECRET_ACCESS_KEY:  {secret}
+      AWS_DEFAULT_REGION:     us-east-1
+      S3_CKPT_URI:            s3://acme-ml-ckpt/llm-sft-8b/
+    Mounts:
+      /cache from cache (rw)
+      /data from data (ro)
+      /dev/shm from dshm (rw)
+      /var/run/secrets/kubernetes.io/serviceaccount from kube-api-access-7qz9d (ro)
+Conditions:
+  Type                        Status
+  PodReadyToStartContainers   True 
+  Initialized                 True 
+  Ready                       False 
+  ContainersReady             False 
+  PodScheduled                True 
+Volumes:
+  cache:
+    Type:       PersistentVolumeClaim (a reference to a PersistentVolumeClaim in the same namespace)
+    ClaimName:  hf-cache
+    ReadOnly:   false
+  data:
+    Type:       PersistentVolumeClaim (a reference to a PersistentVolumeClaim in the same namespace)
+    ClaimName:  sft-data
+    ReadOnly:   true
+  dshm:
+    Type:       EmptyDir (a temporary directory that shares a pod's lifetime)
+    Medium:     Memory
+    SizeLimit:  16Gi
+  kube-api-access-7qz9d:
+    Type:                    Projected (a volume that contains injected data from multiple sources)
+    TokenExpirationSeconds:  3607
+    ConfigMapName:           kube-root-ca.crt
+    ConfigMapOptional:       <nil>
+    DownwardAPI:             true
+QoS Class:                   Guaranteed
+Node-Selectors:              nvidia.com/gpu.product=NVIDIA-L40S
+Tolerations:                 node.kubernetes.io/not-ready:NoExecute op=Exists for 300s
+                             node.kubernetes.io/unreachable:NoExecute op=Exists for 300s
+                             nvidia.com/gpu:NoSchedule op=Exists
+Events:
+  Type     Reason     Age                 From     Message
+  ----     ------     ----                ----     -------
+  Normal   Scheduled  38m                 default-scheduler  Successfully assigned ml-training/llm-sft-8b-worker-0 to gpu-l40s-pool-7f6b9c4d-x2kq
+  Normal   Pulled     12m (x3 over 38m)   kubelet  Container image "registry.internal.acme.io/ml/llm-train:2024.08.2" already present on machine
+  Normal   Created    12m (x3 over 38m)   kubelet  Created container trainer
+  Normal   Started    12m (x3 over 38m)   kubelet  Started container trainer
+  Warning  BackOff    8s (x4 over 4m51s)  kubelet  Back-off restarting failed container trainer in pod llm-sft-8b-worker-0_ml-training(5c0e8f6a-2b1d-4e7f-9a3c-1d2e3f4a5b6c)
+""")
+    return Case(
+        "host-oom-killed-k8s-zero2-offload-l40s-04", "host-oom-killed", "easy",
+        "Kubernetes pod with a 128Gi memory limit running the deepspeed launcher on 4x L40S, ZeRO-2 with offload_optimizer "
+        "to CPU for an 8B model: the trainer log stops mid-line at optimizer-state initialisation; kubectl describe shows "
+        "Last State Terminated, Reason OOMKilled, Exit Code 137.",
+        None,
+        {"gpu_model": "L40S", "torch_version": "2.4.0", "deepspeed_version": "0.14.4", "transformers_version": "4.44.0",
+         "launcher": "deepspeed", "world_size": "4", "zero_stage": "2", "exit_code": "137", "optimizer": "DeepSpeedCPUAdam"},
+        ["offload", "limit"],
+        {"trainer.log": trainer_log, "pod-describe.txt": desc},
+        secrets=[akia, secret],
+    )
+
+
+# ==================================================================================================
+# dataloader-shm-exhausted (synthetic; case 01 is a real capture, see REAL)
+# ==================================================================================================
+
+SHM_CHAIN_20 = [  # torch 2.0.x, main process, worker died of SIGBUS while the main process waited on the queue
+    ("torch/utils/data/dataloader.py", 1133, "_try_get_data", "data = self._data_queue.get(timeout=timeout)"),
+]
+
+
+def bus_error_chain(site: str, pybase: str, pid: int, ver: str) -> list[str]:
+    """Main-process traceback when a worker died of SIGBUS (torch 1.13 / 2.0 layouts)."""
+    ln = {"1.13": (1120, 66, 1133), "2.0": (1133, 66, 1146)}[ver]
+    out = [
+        "Traceback (most recent call last):",
+        f'  File "{site}/torch/utils/data/dataloader.py", line {ln[0]}, in _try_get_data',
+        "    data = self._data_queue.get(timeout=timeout)",
+        f'  File "{pybase}/multiprocessing/queues.py", line 113, in get',
+        "    if not self._poll(timeout):",
+        f'  File "{pybase}/multiprocessing/connection.py", line 257, in poll',
+        "    return self._poll(timeout)",
+        f'  File "{pybase}/multiprocessing/connection.py", line 424, in _poll',
+        "    r = wait([self], timeout)",
+        f'  File "{pybase}/multiprocessing/connection.py", line 931, in wait',
+        "    ready = selector.select(timeout)",
+        f'  File "{pybase}/selectors.py", line 416, in select',
+        "    fd_event_list = self._selector.poll(timeout)",
+        f'  File "{site}/torch/utils/data/_utils/signal_handling.py", line {ln[1]}, in handler',
+        "    _error_if_any_worker_fails()",
+        f"RuntimeError: DataLoader worker (pid {pid}) is killed by signal: Bus error. It is possible that dataloader's "
+        "workers are out of shared memory. Please try to raise your shared memory limit.",
+        "",
+        "The above exception was the direct cause of the following exception:",
+        "",
+        "Traceback (most recent call last):",
+    ]
+    return out
+
+
+def case_shm_02() -> Case:
+    """Kubernetes pod without a /dev/shm volume (64 MB), timm ResNet-50 on one A10G, torch 2.0.1: workers die of
+    SIGBUS at the first batches; the last line is 'exited unexpectedly'."""
+    rng = random.Random(502)
+    site = "/usr/local/lib/python3.10/dist-packages"
+    L = ["Training with a single process on 1 device (cuda:0).",
+         "Model resnet50 created, param count:25557032",
+         "Data processing configuration for current model + dataset:",
+         "\tinput_size: (3, 224, 224)", "\tinterpolation: bicubic", "\tmean: (0.485, 0.456, 0.406)",
+         "\tstd: (0.229, 0.224, 0.225)", "\tcrop_pct: 0.95", "\tcrop_mode: center",
+         "Learning rate (0.0024) calculated from base learning rate (0.0006) and global batch size (256) with linear scaling.",
+         "Using native Torch AMP. Training in mixed precision.",
+         "Scheduled epochs: 100. LR stepped per epoch.",
+         "Train: 0 [   0/5004 (  0%)]  Loss: 6.953 (6.95)  Time: 5.118s,   50.02/s  (5.118s,   50.02/s)  LR: 1.000e-05  Data: 4.402 (4.402)",
+         "ERROR: Unexpected bus error encountered in worker. This might be caused by insufficient shared memory (shm).",
+         "ERROR: Unexpected bus error encountered in worker. This might be caused by insufficient shared memory (shm).",
+         "ERROR: Unexpected bus error encountered in worker. This might be caused by insufficient shared memory (shm)."]
+    L += bus_error_chain(site, "/usr/lib/python3.10", 143, "2.0")
+    L += ['  File "/app/pytorch-image-models/train.py", line 1162, in <module>', "    main()",
+          '  File "/app/pytorch-image-models/train.py", line 876, in main', "    train_metrics = train_one_epoch(",
+          '  File "/app/pytorch-image-models/train.py", line 958, in train_one_epoch',
+          "    for batch_idx, (input, target) in enumerate(loader):",
+          f'  File "{site}/timm/data/loader.py", line 131, in __iter__', "    for next_input, next_target in self.loader:",
+          f'  File "{site}/torch/utils/data/dataloader.py", line 633, in __next__', "    data = self._next_data()",
+          f'  File "{site}/torch/utils/data/dataloader.py", line 1329, in _next_data', "    idx, data = self._get_data()",
+          f'  File "{site}/torch/utils/data/dataloader.py", line 1295, in _get_data', "    success, data = self._try_get_data()",
+          f'  File "{site}/torch/utils/data/dataloader.py", line 1146, in _try_get_data',
+          "    raise RuntimeError(f'DataLoader worker (pid(s) {pids_str}) exited unexpectedly') from e",
+          "RuntimeError: DataLoader worker (pid(s) 143) exited unexpectedly"]
+    head = ["$ kubectl -n vision logs resnet50-in1k-a10g-0 --previous",
+            "+ python -c 'import torch, timm; print(torch.__version__, timm.__version__, torch.cuda.get_device_name(0))'",
+            "2.0.1+cu118 0.9.2 NVIDIA A10G",
+            "+ cd /app/pytorch-image-models",
+            "+ python train.py --data-dir /mnt/imagenet --model resnet50 -b 256 --lr-base 6e-4 --sched cosine --epochs 100 "
+            "--amp --workers 8 --pin-mem --output /mnt/output"]
+    return Case(
+        "dataloader-shm-exhausted-k8s-timm-a10g-02", "dataloader-shm-exhausted", "medium",
+        "kubectl logs of a Kubernetes training pod (no /dev/shm volume, so the 64 MB runtime default), timm ResNet-50 "
+        "on one A10G with 8 workers, torch 2.0.1: workers die of SIGBUS after the first batch; the shm hint is in the "
+        "middle of the chained traceback and the last line is 'DataLoader worker (pid(s) 143) exited unexpectedly'.",
+        None,
+        {"gpu_model": "A10G", "torch_version": "2.0.1", "launcher": "python"},
+        ["/dev/shm"],
+        {"train.log": "\n".join(head + L)},
+    )
+
+
+def case_shm_03() -> Case:
+    """Slurm, 2 nodes x 4 A100-80GB, srun -l + torchrun --tee 3, torch 2.0.1. Node 2's /dev/shm is 99% full of
+    stale files (job prolog prints df). Rank 5 (node 2, local 1) dies with the bus-error chain; node 2's torchrun
+    stops its ranks; node 1's ranks hang and die of the NCCL watchdog 30 minutes later."""
+    rng = random.Random(503)
+    site = "/opt/conda/lib/python3.10/site-packages"
+    work = "/scratch/vit-det/mae-pretrain"
+    jwt = ("eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9." + fake_token(rng, ALNUM + "-_", 68) + "." + fake_token(rng, ALNUM + "-_", 43))
+    L = ["+ curl -sv -X POST https://mlops.internal.acme.io/api/v1/jobs/notify -H 'Content-Type: application/json' "
+         "-H 'Authorization: Bearer " + jwt + "' -d '{\"job\": \"3390417\", \"event\": \"start\", \"name\": \"mae-vitl-pt\"}'",
+         "*   Trying 10.20.0.15:443...",
+         "* Connected to mlops.internal.acme.io (10.20.0.15) port 443 (#0)",
+         "* ALPN, offering h2",
+         "* ALPN, offering http/1.1",
+         "* TLSv1.3 (OUT), TLS handshake, Client hello (1):",
+         "* TLSv1.3 (IN), TLS handshake, Server hello (2):",
+         "* SSL connection using TLSv1.3 / TLS_AES_256_GCM_SHA384",
+         "> POST /api/v1/jobs/notify HTTP/1.1",
+         "> Host: mlops.internal.acme.io",
+         "> User-Agent: curl/7.81.0",
+         "> Accept: */*",
+         "> Content-Type: application/json",
+         "> Authorization: Bearer " + jwt,
+         "> Content-Length: 64",
+         ">",
+         "< HTTP/1.1 200 OK",
+         "< Content-Type: application/json",
+         "< Content-Length: 16",
+         "<",
+         "* Connection #0 to host mlops.internal.acme.io left intact",
+         '{"status":"ok"}',
+         "+ srun -l bash -c 'hostname; df -h /dev/shm'",
+         "0: a100-node-40",
+         "1: a100-node-41",
+         "0: Filesystem      Size  Used Avail Use% Mounted on",
+         "0: tmpfs           252G  1.1G  251G   1% /dev/shm",
+         "1: Filesystem      Size  Used Avail Use% Mounted on",
+         "1: tmpfs           252G  251G  1.2G 100% /dev/shm",
+         "+ srun -l torchrun --nnodes 2 --nproc_per_node 4 --rdzv_id 3390417 --rdzv_backend c10d --rdzv_endpoint "
+         "a100-node-40:29400 --tee 3 main_pretrain.py --model mae_vit_large_patch16 --batch_size 64 --input_size 256 "
+         "--num_workers 6 --epochs 800 --blr 1.5e-4 --data_path /datasets/in1k/train"]
+    for n in (0, 1):
+        L += [f"{n}: {x}" for x in torchrun_banner("2.0", "logging", dt("2024-01-09 18:02:11"), 0)]
+    for n, lr in ((0, (0, 2, 1, 3)), (1, (1, 0, 3, 2))):
+        for lrk in lr:
+            L.append(f"{n}: [default{lrk}]:| distributed init (rank {n * 4 + lrk}): env://, gpu {lrk}")
+    L += ["0: [default0]:[18:02:31.447514] job dir: /scratch/vit-det/mae-pretrain",
+          "0: [default0]:[18:02:31.447718] Namespace(batch_size=64, epochs=800, accum_iter=1, model='mae_vit_large_patch16', "
+          "input_size=256, mask_ratio=0.75, norm_pix_loss=True, weight_decay=0.05, lr=None, blr=0.00015, min_lr=0.0, "
+          "warmup_epochs=40, data_path='/datasets/in1k/train', output_dir='./output_dir', log_dir='./output_dir', "
+          "device='cuda', seed=0, resume='', start_epoch=0, num_workers=6, pin_mem=True, world_size=8, local_rank=-1, "
+          "dist_on_itp=False, dist_url='env://', rank=0, gpu=0, distributed=True, dist_backend='nccl')",
+          "0: [default0]:[18:02:37.801129] Dataset ImageFolder",
+          "0: [default0]:    Number of datapoints: 1281167",
+          "0: [default0]:    Root location: /datasets/in1k/train",
+          "0: [default0]:[18:02:37.801402] Sampler_train = <torch.utils.data.distributed.DistributedSampler object at 0x7f3a2c1d9e40>",
+          "0: [default0]:[18:02:41.129873] base lr: 1.50e-04",
+          "0: [default0]:[18:02:41.129911] actual lr: 3.00e-04",
+          "0: [default0]:[18:02:41.129925] accumulate grad iterations: 1",
+          "0: [default0]:[18:02:41.129936] effective batch size: 512",
+          "0: [default0]:[18:02:41.131204] Start training for 800 epochs",
+          "0: [default0]:[18:02:41.131722] log_dir: ./output_dir",
+          "0: [default0]:[18:02:47.512206] Epoch: [0]  [   0/2502]  eta: 4:25:47  lr: 0.000000  loss: 1.7314 (1.7314)  time: 6.3729  data: 5.1046  max mem: 31207",
+          "0: [default0]:[18:02:55.932871] Epoch: [0]  [  20/2502]  eta: 0:43:12  lr: 0.000000  loss: 1.6957 (1.7044)  time: 0.4209  data: 0.0032  max mem: 31571"]
+    tb = ["ERROR: Unexpected bus error encountered in worker. This might be caused by insufficient shared memory (shm)."]
+    tb += bus_error_chain(site, "/opt/conda/lib/python3.10", 51873, "2.0")
+    tb += [f'  File "{work}/main_pretrain.py", line 243, in <module>', "    main(args)",
+           f'  File "{work}/main_pretrain.py", line 208, in main', "    train_stats = train_one_epoch(",
+           f'  File "{work}/engine_pretrain.py", line 36, in train_one_epoch',
+           "    for data_iter_step, (samples, _) in enumerate(metric_logger.log_every(data_loader, print_freq, header)):",
+           f'  File "{work}/util/misc.py", line 140, in log_every', "    for obj in iterable:",
+           f'  File "{site}/torch/utils/data/dataloader.py", line 633, in __next__', "    data = self._next_data()",
+           f'  File "{site}/torch/utils/data/dataloader.py", line 1329, in _next_data', "    idx, data = self._get_data()",
+           f'  File "{site}/torch/utils/data/dataloader.py", line 1285, in _get_data', "    success, data = self._try_get_data()",
+           f'  File "{site}/torch/utils/data/dataloader.py", line 1146, in _try_get_data',
+           "    raise RuntimeError(f'DataLoader worker (pid(s) {pids_str}) exited unexpectedly') from e",
+           "RuntimeError: DataLoader worker (pid(s) 51873) exited unexpectedly"]
+    L += ["1: [default1]:" + x for x in tb]
+    tf = dt("2024-01-09 18:03:06")
+    L += torchrun_fail("2.0", "logging", tf, 0, site, "/opt/conda/bin/torchrun", "/opt/conda/bin/python",
+                       "main_pretrain.py", "a100-node-41",
+                       {"rank": 5, "local_rank": 1, "pid": 51790, "exitcode": 1, "time": tf}, [51789, 51791, 51792],
+                       pfx="1: ")
+    L.append("srun: error: a100-node-41: task 1: Exited with exit code 1")
+    for lr in (2, 0, 3, 1):
+        lines = nccl_watchdog("2.0", lr, 29, "ALLREDUCE", 1800000, 1800000 + rng.randint(100, 900))
+        L += [f"0: [default{lr}]:{x}" for x in lines]
+    tf2 = dt("2024-01-09 18:33:12")
+    others = [{"rank": r, "local_rank": r, "pid": 61202 + r, "exitcode": -6, "sig": "SIGABRT", "time": tf2} for r in (1, 2, 3)]
+    L += torchrun_fail("2.0", "logging", tf2, 0, site, "/opt/conda/bin/torchrun", "/opt/conda/bin/python",
+                       "main_pretrain.py", "a100-node-40",
+                       {"rank": 0, "local_rank": 0, "pid": 61202, "exitcode": -6, "sig": "SIGABRT", "time": tf2}, [],
+                       others=others, pfx="0: ")
+    L.append("srun: error: a100-node-40: task 0: Exited with exit code 1")
+    return Case(
+        "dataloader-shm-exhausted-slurm-stale-shm-mae-03", "dataloader-shm-exhausted", "hard",
+        "Slurm, 2 nodes x 4 A100-80GB, srun -l + torchrun --tee 3, torch 2.0.1, MAE pretraining with 6 workers per rank. "
+        "The job prolog shows node 2's /dev/shm 100% used (stale files). Rank 5 (node 2) dies with the bus-error / "
+        "'exited unexpectedly' chain right after start; node 2's torchrun stops its ranks, while node 1's ranks hang "
+        "and die 30 minutes later of the NCCL watchdog (SIGABRT), which is what the log ends with.",
+        5,
+        {"gpu_model": "A100-SXM4-80GB", "torch_version": "2.0.1", "launcher": "torchrun", "world_size": "8",
+         "num_nodes": "2"},
+        ["/dev/shm"],
+        {"slurm-3390417.out": "\n".join(L)},
+        secrets=[jwt],
+    )
+
+
+# ==================================================================================================
+# dataloader-worker-crash (synthetic; case 03 is a real capture)
+# ==================================================================================================
+
+
+def case_worker_01() -> Case:
+    """Plain python on an RTX 3090 workstation, torchvision ImageFolder: one truncated JPEG makes PIL raise in worker 5;
+    the main process re-raises 'Caught OSError in DataLoader worker process 5'."""
+    rng = random.Random(601)
+    site = "/opt/venv/lib/python3.10/site-packages"
+    L = ["$ python finetune.py --data /data/birds-525 --arch convnext_tiny --epochs 20 --bs 96 --workers 8 --amp",
+         "torch 2.2.0+cu121 / torchvision 0.17.0 / timm 0.9.16 on NVIDIA GeForce RTX 3090",
+         "train: 84635 images in 525 classes | val: 2625 images",
+         "model convnext_tiny (ImageNet-22k pretrained), 28.1M params; AdamW lr=4e-4 wd=0.05, cosine, warmup 1 epoch"]
+    el = 0.0
+    for ep in range(0, 3):
+        for n in (0, 200, 400, 600, 800, 882):
+            if ep == 2 and n > 400:
+                break
+            el = n * 0.241
+            L.append(f"epoch {ep}: " + (tqdm_bar(n, 882, el, 0.241 if n else None, postfix=f"loss={2.9 - ep * 0.8 - n * 0.0005:.3f}")))
+        if ep < 2:
+            L.append(f"epoch {ep}: train loss {2.41 - ep * 0.86:.4f} | val loss {1.62 - ep * 0.51:.4f} acc@1 {61.4 + ep * 17.2:.2f}% | 3:40")
+    chain_main = [
+        ("/workspace/birds/finetune.py", 142, "<module>", "train(args)"),
+        ("/workspace/birds/finetune.py", 98, "train", 'for images, labels in tqdm(train_loader, desc=f"epoch {epoch}"):'),
+        (f"{site}/tqdm/std.py", 1182, "__iter__", "for obj in iterable:"),
+        (f"{site}/torch/utils/data/dataloader.py", 631, "__next__", "data = self._next_data()"),
+        (f"{site}/torch/utils/data/dataloader.py", 1346, "_next_data", "return self._process_data(data)"),
+        (f"{site}/torch/utils/data/dataloader.py", 1372, "_process_data", "data.reraise()"),
+        (f"{site}/torch/_utils.py", 722, "reraise", "raise exception"),
+    ]
+    L.append("Traceback (most recent call last):")
+    for f, ln, fn, src in chain_main:
+        L += [f'  File "{f}", line {ln}, in {fn}', f"    {src}"]
+    L += ["OSError: Caught OSError in DataLoader worker process 5.", "Original Traceback (most recent call last):"]
+    chain_w = [
+        ("torch/utils/data/_utils/worker.py", 308, "_worker_loop", "data = fetcher.fetch(index)"),
+        ("torch/utils/data/_utils/fetch.py", 51, "fetch", "data = [self.dataset[idx] for idx in possibly_batched_index]"),
+        ("torch/utils/data/_utils/fetch.py", 51, "<listcomp>", "data = [self.dataset[idx] for idx in possibly_batched_index]"),
+        ("torchvision/datasets/folder.py", 229, "__getitem__", "sample = self.loader(path)"),
+        ("torchvision/datasets/folder.py", 268, "default_loader", "return pil_loader(path)"),
+        ("torchvision/datasets/folder.py", 248, "pil_loader", 'return img.convert("RGB")'),
+        ("PIL/Image.py", 922, "convert", "self.load()"),
+        ("PIL/ImageFile.py", 266, "load", "raise OSError(msg)"),
+    ]
+    for f, ln, fn, src in chain_w:
+        L += [f'  File "{site}/{f}", line {ln}, in {fn}', f"    {src}"]
+    L.append("OSError: image file is truncated (57 bytes not processed)")
+    L.append("")
+    L.append("epoch 2:  45%|████▌     | 398/882 [01:36<01:56,  4.15it/s, loss=1.149]")
+    return Case(
+        "dataloader-worker-crash-truncated-jpeg-3090-01", "dataloader-worker-crash", "easy",
+        "Plain python on an RTX 3090, torchvision ImageFolder with 8 workers: in epoch 2 one truncated JPEG makes PIL "
+        "raise 'image file is truncated' inside worker 5; the main process re-raises it as 'Caught OSError in "
+        "DataLoader worker process 5' with the worker's original traceback.",
+        None,
+        {"gpu_model": "GeForce RTX 3090", "torch_version": "2.2.0", "launcher": "python"},
+        ["truncated"],
+        {"train.log": "\n".join(L)},
+    )
+
+
+def case_worker_02() -> Case:
+    """torchrun 2x L40S, torch 2.4: the HDF5 file is opened in Dataset.__init__ (printed), workers are forked with the
+    shared handle, and rank 1's worker 3 fails with h5py 'Can't read data (wrong B-tree signature)'."""
+    rng = random.Random(602)
+    site = "/opt/conda/lib/python3.10/site-packages"
+    agent = 812
+    t0 = dt("2024-08-12 10:21:07") + timedelta(microseconds=301554)
+    L = ["root@jet-train-1:/workspace/jetclf# torchrun --standalone --nproc_per_node 2 train.py --data /data/jets/train.h5 "
+         "--val /data/jets/val.h5 --model particle_transformer --bs 512 --workers 8 --epochs 30"]
+    L += torchrun_banner("2.4", "glog", t0, agent)
+    for r in (0, 1):
+        L.append(f"[rank{r}]: torch 2.4.0+cu124 | h5py 3.11.0 (HDF5 1.14.2) | device cuda:{r} NVIDIA L40S")
+    for r in (1, 0):
+        L.append(f"[rank{r}]: JetDataset: opened /data/jets/train.h5 (41,200,000 jets; datasets: constituents, jet_features, labels, weights)")
+    for r in (0, 1):
+        L.append(f"[rank{r}]: JetDataset: opened /data/jets/val.h5 (2,000,000 jets)")
+    L.append("[rank0]: ParticleTransformer: 2.14M params, AdamW lr=1e-3, OneCycle, AMP bf16")
+    L.append("[rank0]:[W812 10:21:31.220871 905 torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:4115] [PG 0 Rank 0]  using GPU 0 "
+             "to perform barrier as devices used by this process are currently unknown. This can potentially cause a hang "
+             "if this rank to GPU mapping is incorrect.Specify device_ids in barrier() to force use of a particular device,"
+             "or call init_process_group() with a device_id.")
+    L.append("[rank1]:[W812 10:21:31.221104 906 torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:4115] [PG 0 Rank 1]  using GPU 1 "
+             "to perform barrier as devices used by this process are currently unknown. This can potentially cause a hang "
+             "if this rank to GPU mapping is incorrect.Specify device_ids in barrier() to force use of a particular device,"
+             "or call init_process_group() with a device_id.")
+    for step in range(0, 141, 20):
+        L.append(f"[rank0]: epoch 0 step {step:>5}/40234 loss {0.69 - step * 0.0009:.4f} acc {0.52 + step * 0.0011:.3f} "
+                 f"{rng.randint(48000, 53000)} jets/s")
+    chain_main = [
+        ("/workspace/jetclf/train.py", 188, "<module>", "main()"),
+        ("/workspace/jetclf/train.py", 151, "main", "for step, (x, y, w) in enumerate(train_loader):"),
+        (f"{site}/torch/utils/data/dataloader.py", 630, "__next__", "data = self._next_data()"),
+        (f"{site}/torch/utils/data/dataloader.py", 1344, "_next_data", "return self._process_data(data)"),
+        (f"{site}/torch/utils/data/dataloader.py", 1370, "_process_data", "data.reraise()"),
+        (f"{site}/torch/_utils.py", 706, "reraise", "raise exception"),
+    ]
+    tb = ["Traceback (most recent call last):"]
+    for f, ln, fn, src in chain_main:
+        tb += [f'  File "{f}", line {ln}, in {fn}', f"    {src}"]
+    tb += ["OSError: Caught OSError in DataLoader worker process 3.", "Original Traceback (most recent call last):",
+           f'  File "{site}/torch/utils/data/_utils/worker.py", line 309, in _worker_loop',
+           "    data = fetcher.fetch(index)  # type: ignore[possibly-undefined]",
+           f'  File "{site}/torch/utils/data/_utils/fetch.py", line 52, in fetch',
+           "    data = [self.dataset[idx] for idx in possibly_batched_index]",
+           '  File "/workspace/jetclf/data.py", line 41, in __getitem__',
+           '    x = torch.from_numpy(self.h5["constituents"][idx])',
+           '  File "h5py/_objects.pyx", line 54, in h5py._objects.with_phil.wrapper',
+           '  File "h5py/_objects.pyx", line 55, in h5py._objects.with_phil.wrapper',
+           f'  File "{site}/h5py/_hl/dataset.py", line 758, in __getitem__',
+           "    return self._fast_reader.read(args)",
+           '  File "h5py/_selector.pyx", line 376, in h5py._selector.Reader.read',
+           "OSError: Can't read data (wrong B-tree signature)", ""]
+    L += ["[rank1]: " + x for x in tb]
+    tf = t0 + timedelta(seconds=71, microseconds=612000)
+    L += torchrun_fail("2.4", "glog", tf, agent, site, "/opt/conda/bin/torchrun", "/opt/conda/bin/python3.10", "train.py",
+                       "jet-train-1", {"rank": 1, "local_rank": 1, "pid": 906, "exitcode": 1, "time": tf}, [905],
+                       others=[{"rank": 0, "local_rank": 0, "pid": 905, "exitcode": -15, "sig": "SIGTERM", "time": tf}])
+    return Case(
+        "dataloader-worker-crash-h5py-fork-torchrun-02", "dataloader-worker-crash", "medium",
+        "torchrun on 2x L40S, torch 2.4: the dataset opens its HDF5 file in __init__ (logged) and the 8 forked workers "
+        "share that handle; after ~140 steps worker 3 of rank 1 fails with h5py 'Can't read data (wrong B-tree "
+        "signature)', which looks like a corrupt file but is HDF5 state shared across fork.",
+        1,
+        {"gpu_model": "L40S", "torch_version": "2.4.0", "launcher": "torchrun", "world_size": "2"},
+        ["h5py", "worker"],
+        {"train.log": "\n".join(L)},
+    )
+
+
+def case_worker_04() -> Case:
+    """Plain python on a T4 VM, torch 1.13.1, albumentations + OpenCV in 4 workers: a worker segfaults (native crash),
+    the main process raises 'killed by signal: Segmentation fault' chained into 'exited unexpectedly'."""
+    rng = random.Random(604)
+    site = "/opt/conda/lib/python3.8/site-packages"
+    smi = nvidia_smi("Wed Feb  8 14:20:31 2023", "525.85.12", "12.0", "Tesla T4", 1, rng, style="470",
+                     bus=["00000000:00:04.0"], persistence="Off")
+    L = ["(base) jupyter@t4-vm-3:~/leafseg$ nvidia-smi", smi,
+         "(base) jupyter@t4-vm-3:~/leafseg$ python train.py --cfg configs/unet_effb3.yaml",
+         "2023-02-08 14:21:02,118 INFO torch 1.13.1+cu117 | cuda 11.7 | cudnn 8500 | Tesla T4",
+         "2023-02-08 14:21:02,119 INFO opencv-python-headless 4.7.0.72 | albumentations 1.3.0 | segmentation_models_pytorch 0.3.2",
+         "2023-02-08 14:21:04,771 INFO train 12480 tiles, val 1560 tiles, 4 workers, batch 16, fp16 amp",
+         "Downloading: \"https://github.com/lukemelas/EfficientNet-PyTorch/releases/download/1.0/efficientnet-b3-5fb5a3c3.pth\" to /home/jupyter/.cache/torch/hub/checkpoints/efficientnet-b3-5fb5a3c3.pth",
+         "100%|██████████| 47.1M/47.1M [00:00<00:00, 114MB/s]"]
+    t = dt("2023-02-08 14:21:10")
+    for ep in (0, 1):
+        for it in range(50, 781, 50):
+            if ep == 1 and it > 500:
+                break
+            t += timedelta(seconds=50 * rng.uniform(0.38, 0.41))
+            L.append(f"{t.strftime('%Y-%m-%d %H:%M:%S')},{rng.randint(100, 999)} INFO ep {ep} it {it:>3}/780 "
+                     f"dice_loss {0.61 - ep * 0.17 - it * 0.0001:.4f} lr {3e-4:.1e}")
+        if ep == 0:
+            t += timedelta(seconds=41)
+            L.append(f"{t.strftime('%Y-%m-%d %H:%M:%S')},{rng.randint(100, 999)} INFO ep 0 val mIoU 0.6412 dice 0.7633 (best)")
+    L.append("ERROR: Unexpected segmentation fault encountered in worker.")
+    L += bus_error_chain(site, "/opt/conda/lib/python3.8", 30817, "1.13")[:15]
+    L += ["RuntimeError: DataLoader worker (pid 30817) is killed by signal: Segmentation fault. ", "",
+          "The above exception was the direct cause of the following exception:", "", "Traceback (most recent call last):",
+          '  File "train.py", line 214, in <module>', "    main(cfg)",
+          '  File "train.py", line 176, in main', "    train_loss = train_one_epoch(model, train_loader, optimizer, scaler, loss_fn, ep)",
+          '  File "train.py", line 92, in train_one_epoch', "    for it, (img, mask) in enumerate(loader, 1):",
+          f'  File "{site}/torch/utils/data/dataloader.py", line 628, in __next__', "    data = self._next_data()",
+          f'  File "{site}/torch/utils/data/dataloader.py", line 1316, in _next_data', "    idx, data = self._get_data()",
+          f'  File "{site}/torch/utils/data/dataloader.py", line 1282, in _get_data', "    success, data = self._try_get_data()",
+          f'  File "{site}/torch/utils/data/dataloader.py", line 1133, in _try_get_data',
+          "    raise RuntimeError('DataLoader worker (pid(s) {}) exited unexpectedly'.format(pids_str)) from e",
+          "RuntimeError: DataLoader worker (pid(s) 30817) exited unexpectedly"]
+    return Case(
+        "dataloader-worker-crash-opencv-segfault-t4-04", "dataloader-worker-crash", "medium",
+        "Plain python on a T4 VM, torch 1.13.1, segmentation training with albumentations/OpenCV augmentations in 4 "
+        "workers: in epoch 1 a worker dies of a segmentation fault in native code; the main process raises 'killed by "
+        "signal: Segmentation fault' and, as the last line, 'DataLoader worker (pid(s) 30817) exited unexpectedly'.",
+        None,
+        {"gpu_model": "Tesla T4", "driver_version": "525.85.12", "torch_version": "1.13.1", "cuda_version": "11.7",
+         "launcher": "python", "precision": "fp16"},
+        ["segmentation fault", "num_workers"],
+        {"train.log": "\n".join(L)},
+    )
+
+
+# ==================================================================================================
+# collate-unequal-sample-shapes (synthetic; cases 01, 02 and 04 are real captures)
+# ==================================================================================================
+
+
+def case_collate_03() -> Case:
+    """accelerate launch, 2x H200, torch 2.5.1, transformers 4.46: seq2seq summarization with DataCollatorWithPadding,
+    which does not pad `labels`; both ranks fail on the first batch in convert_to_tensors."""
+    rng = random.Random(703)
+    site = "/opt/venv/lib/python3.10/site-packages"
+    agent = 2231
+    t0 = dt("2024-12-03 16:40:12") + timedelta(microseconds=55120)
+    L = ["$ accelerate launch --num_processes 2 --mixed_precision bf16 train_t5.py --model google/flan-t5-large "
+         "--train data/tickets_train.jsonl --eval data/tickets_val.jsonl --bs 16 --lr 3e-4 --epochs 3"]
+    L += torchrun_banner("2.5", "glog", t0, agent)
+    for r in (0, 1):
+        L.append(f"[rank{r}]: torch 2.5.1+cu124 transformers 4.46.3 accelerate 1.1.1 | NVIDIA H200 x2")
+    L += ["Map: 100%|██████████| 91244/91244 [00:38<00:00, 2391.17 examples/s]",
+          "Map: 100%|██████████| 91244/91244 [00:38<00:00, 2377.64 examples/s]",
+          "Map: 100%|██████████| 4000/4000 [00:01<00:00, 2402.90 examples/s]",
+          "Map: 100%|██████████| 4000/4000 [00:01<00:00, 2398.31 examples/s]",
+          "[rank0]: tokenized: max_source_len=512 (truncated), max_target_len=128 (truncated), padding=False",
+          f"[rank0]:{site}/transformers/training_args.py:1568: FutureWarning: `evaluation_strategy` is deprecated and will "
+          "be removed in version 4.46 of 🤗 Transformers. Use `eval_strategy` instead",
+          "[rank0]:  warnings.warn(",
+          f"[rank1]:{site}/transformers/training_args.py:1568: FutureWarning: `evaluation_strategy` is deprecated and will "
+          "be removed in version 4.46 of 🤗 Transformers. Use `eval_strategy` instead",
+          "[rank1]:  warnings.warn(",
+          f"[rank0]:/workspace/summarize/train_t5.py:118: FutureWarning: `tokenizer` is deprecated and will be removed in "
+          "version 5.0.0 for `Seq2SeqTrainer.__init__`. Use `processing_class` instead.",
+          "[rank0]:  trainer = Seq2SeqTrainer(",
+          f"[rank1]:/workspace/summarize/train_t5.py:118: FutureWarning: `tokenizer` is deprecated and will be removed in "
+          "version 5.0.0 for `Seq2SeqTrainer.__init__`. Use `processing_class` instead.",
+          "[rank1]:  trainer = Seq2SeqTrainer(",
+          "  0%|          | 0/8556 [00:00<?, ?it/s]"]
+    chain = [
+        ("/workspace/summarize/train_t5.py", 131, "<module>", "trainer.train()"),
+        (f"{site}/transformers/trainer.py", 2123, "train", "return inner_training_loop("),
+        (f"{site}/transformers/trainer.py", 2427, "_inner_training_loop", "batch_samples, num_items_in_batch = self.get_batch_samples(epoch_iterator, num_batches)"),
+        (f"{site}/transformers/trainer.py", 5045, "get_batch_samples", "batch_samples += [next(epoch_iterator)]"),
+        (f"{site}/accelerate/data_loader.py", 552, "__iter__", "current_batch = next(dataloader_iter)"),
+        (f"{site}/torch/utils/data/dataloader.py", 701, "__next__", "data = self._next_data()"),
+        (f"{site}/torch/utils/data/dataloader.py", 757, "_next_data", "data = self._dataset_fetcher.fetch(index)  # may raise StopIteration"),
+        (f"{site}/torch/utils/data/_utils/fetch.py", 55, "fetch", "return self.collate_fn(data)"),
+        (f"{site}/transformers/data/data_collator.py", 271, "__call__", "batch = pad_without_fast_tokenizer_warning("),
+        (f"{site}/transformers/data/data_collator.py", 66, "pad_without_fast_tokenizer_warning", "padded = tokenizer.pad(*pad_args, **pad_kwargs)"),
+        (f"{site}/transformers/tokenization_utils_base.py", 3560, "pad", "return BatchEncoding(batch_outputs, tensor_type=return_tensors)"),
+        (f"{site}/transformers/tokenization_utils_base.py", 227, "__init__", "self.convert_to_tensors(tensor_type=tensor_type, prepend_batch_axis=prepend_batch_axis)"),
+        (f"{site}/transformers/tokenization_utils_base.py", 778, "convert_to_tensors", "raise ValueError("),
+    ]
+
+    def tb(n1: int, n2: int) -> list[str]:
+        out = ["Traceback (most recent call last):",
+               f'  File "{site}/transformers/tokenization_utils_base.py", line 762, in convert_to_tensors',
+               "    tensor = as_tensor(value)",
+               f'  File "{site}/transformers/tokenization_utils_base.py", line 724, in as_tensor',
+               "    return torch.tensor(value)",
+               f"ValueError: expected sequence of length {n1} at dim 1 (got {n2})", "",
+               "The above exception was the direct cause of the following exception:", "",
+               "Traceback (most recent call last):"]
+        for f, ln, fn, src in chain:
+            out += [f'  File "{f}", line {ln}, in {fn}', f"    {src}"]
+        out.append("ValueError: Unable to create tensor, you should probably activate truncation and/or padding with "
+                   "'padding=True' 'truncation=True' to have batched tensors with the same length. Perhaps your features "
+                   "(`labels` in this case) have excessive nesting (inputs type `list` where type `int` is expected).")
+        return out
+
+    L += ["[rank1]: " + x for x in tb(57, 43)]
+    L += ["[rank0]: " + x for x in tb(88, 61)]
+    tf = t0 + timedelta(seconds=74, microseconds=551000)
+    head = ['  File "/opt/venv/bin/accelerate", line 8, in <module>', "    sys.exit(main())",
+            f'  File "{site}/accelerate/commands/accelerate_cli.py", line 48, in main', "    args.func(args)",
+            f'  File "{site}/accelerate/commands/launch.py", line 1159, in launch_command', "    multi_gpu_launcher(args)",
+            f'  File "{site}/accelerate/commands/launch.py", line 793, in multi_gpu_launcher', "    distrib_run.run(args)"]
+    L += torchrun_fail("2.5", "glog", tf, agent, site, "", "/opt/venv/bin/python", "train_t5.py", "gpu-h200-02",
+                       {"rank": 1, "local_rank": 1, "pid": 2299, "exitcode": 1, "time": tf}, [2298],
+                       others=[{"rank": 0, "local_rank": 0, "pid": 2298, "exitcode": 1, "time": tf}], head_frames=head)
+    return Case(
+        "collate-unequal-sample-shapes-hf-seq2seq-labels-h200-03", "collate-unequal-sample-shapes", "medium",
+        "accelerate launch on 2x H200 (torch 2.5.1, transformers 4.46.3): flan-t5 summarization tokenized without "
+        "padding and batched with DataCollatorWithPadding, which pads input_ids but not the variable-length labels; "
+        "both ranks fail on the first batch in convert_to_tensors ('Unable to create tensor ... `labels`'), chained "
+        "from 'expected sequence of length 57 at dim 1 (got 43)'.",
+        1,
+        {"gpu_model": "H200", "torch_version": "2.5.1", "transformers_version": "4.46.3", "accelerate_version": "1.1.1",
+         "launcher": "accelerate", "world_size": "2", "precision": "bf16"},
+        ["DataCollatorForSeq2Seq", "labels"],
+        {"train.log": "\n".join(L)},
+    )
+
+
+# ==================================================================================================
+# real captures (CPU-only PyTorch): programs, how they are run, and the case metadata
+# ==================================================================================================
+
+REAL_SHM_TRAIN = '''\
+"""Smoke test of the segmentation input pipeline inside the training container (CPU)."""
+import sys
+import torch
+from torch.utils.data import DataLoader, Dataset
+
+CROP, BATCH, WORKERS = 384, 16, 4
+
+
+class TileDataset(Dataset):
+    """Aerial tiles, decoded and augmented to float32 CHW crops (stand-in tensors for the smoke test)."""
+
+    def __init__(self, n=4096):
+        self.n = n
+
+    def __len__(self):
+        return self.n
+
+    def __getitem__(self, i):
+        g = torch.Generator().manual_seed(i)
+        img = torch.rand(3, CROP, CROP, generator=g)
+        mask = torch.randint(0, 6, (CROP, CROP), generator=g)
+        return img, mask
+
+
+def main():
+    print(f"torch {torch.__version__} | python {sys.version.split()[0]} | device cpu (pipeline smoke test)", flush=True)
+    print(f"crop {CROP} batch {BATCH} workers {WORKERS} -> {BATCH * 3 * CROP * CROP * 4 / 2**20:.1f} MiB per image batch", flush=True)
+    dl = DataLoader(TileDataset(), batch_size=BATCH, num_workers=WORKERS, shuffle=True, persistent_workers=True)
+    for step, (img, mask) in enumerate(dl):
+        if step % 10 == 0:
+            print(f"step {step:4d} img {tuple(img.shape)} mask {tuple(mask.shape)}", flush=True)
+    print("pipeline ok", flush=True)
+
+
+if __name__ == "__main__":
+    main()
+'''
+
+REAL_COLLATE_IMG = '''\
+"""Leaf-disease classifier: quick CPU run of the data pipeline and one epoch of a small CNN."""
+import random
+import sys
+
+import torch
+import torch.nn as nn
+from torch.utils.data import DataLoader, Dataset
+
+N_CLASSES = 38
+
+
+class LeafImages(Dataset):
+    """Images are resized so that the SHORT side is 224 (aspect ratio kept); no crop."""
+
+    def __init__(self, n=18231, seed=7):
+        rnd = random.Random(seed)
+        # most photos are square crops from the lab rig; a few field photos are 4:3 landscape -> 224 x 298 after resize
+        self.sizes = [(224, 224) if rnd.random() < 0.985 else (224, 298) for _ in range(n)]
+        self.labels = [rnd.randrange(N_CLASSES) for _ in range(n)]
+
+    def __len__(self):
+        return len(self.sizes)
+
+    def __getitem__(self, i):
+        h, w = self.sizes[i]
+        g = torch.Generator().manual_seed(i)
+        x = torch.rand(3, h, w, generator=g)
+        x = (x - 0.45) / 0.226
+        return x, self.labels[i]
+
+
+def main():
+    torch.manual_seed(0)
+    ds = LeafImages()
+    print(f"torch {torch.__version__} | python {sys.version.split()[0]} | device: cpu", flush=True)
+    print(f"Found {len(ds):,} images in {N_CLASSES} classes", flush=True)
+    print("transform: Resize(224) -> ToTensor() -> Normalize(mean=[0.485, 0.456, 0.406], std=[0.229, 0.224, 0.225])", flush=True)
+    dl = DataLoader(ds, batch_size=32, shuffle=True, num_workers=4, drop_last=True)
+    model = nn.Sequential(nn.Conv2d(3, 16, 5, stride=4), nn.ReLU(), nn.AdaptiveAvgPool2d(1), nn.Flatten(),
+                          nn.Linear(16, N_CLASSES))
+    opt = torch.optim.SGD(model.parameters(), lr=0.05, momentum=0.9)
+    for step, (x, y) in enumerate(dl):
+        loss = nn.functional.cross_entropy(model(x), y)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        if step % 5 == 0:
+            print(f"epoch 0 step {step:4d}/{len(dl)} loss {loss.item():.4f}", flush=True)
+
+
+if __name__ == "__main__":
+    main()
+'''
+
+REAL_COLLATE_DET = '''\
+"""Fine-tune a detector on the shelf-products dataset: CPU smoke test of the data path."""
+import sys
+
+import torch
+from torch.utils.data import DataLoader, Dataset
+
+
+class ShelfDetection(Dataset):
+    """Returns (image, target) like torchvision detection datasets; target['boxes'] is [N, 4], N varies per image."""
+
+    def __init__(self, n=2400):
+        self.n = n
+
+    def __len__(self):
+        return self.n
+
+    def __getitem__(self, i):
+        g = torch.Generator().manual_seed(i)
+        n_obj = [7, 3, 5, 2, 4, 6, 3, 1][i % 8]
+        img = torch.rand(3, 512, 512, generator=g)
+        xy = torch.rand(n_obj, 2, generator=g) * 400
+        wh = torch.rand(n_obj, 2, generator=g) * 100 + 10
+        boxes = torch.cat([xy, xy + wh], dim=1)
+        labels = torch.randint(1, 12, (n_obj,), generator=g)
+        return img, {"boxes": boxes, "labels": labels, "image_id": i}
+
+
+def main():
+    print(f"torch {torch.__version__} | python {sys.version.split()[0]} | device: cpu (data-path smoke test)", flush=True)
+    ds = ShelfDetection()
+    print(f"train images: {len(ds)}, classes: 11 (+background)", flush=True)
+    loader = DataLoader(ds, batch_size=8, shuffle=False, num_workers=2)
+    for it, (images, targets) in enumerate(loader):
+        print(f"iter {it}: images {tuple(images.shape)}", flush=True)
+
+
+if __name__ == "__main__":
+    main()
+'''
+
+REAL_COLLATE_DDP = '''\
+"""Intent classifier (bag-of-embeddings) trained with DDP on pre-tokenized data."""
+import os
+
+import torch
+import torch.distributed as dist
+import torch.nn as nn
+from torch.utils.data import DataLoader, Dataset, DistributedSampler
+
+MAX_LEN, VOCAB = 128, 30522
+
+
+class PreTokenized(Dataset):
+    """Rows of the pre-tokenized cache: {"input_ids": list[int], "label": int}; rows are expected to be padded to MAX_LEN."""
+
+    def __init__(self, n=48000):
+        self.n = n
+
+    def __len__(self):
+        return self.n
+
+    def __getitem__(self, i):
+        g = torch.Generator().manual_seed(i)
+        length = MAX_LEN if i not in (21846, 33202) else 97   # two rows written by the old, unpadded exporter
+        ids = torch.randint(1000, VOCAB, (length,), generator=g).tolist()
+        return {"input_ids": ids, "label": i % 7}
+
+
+def main():
+    dist.init_process_group("gloo")
+    rank, world = dist.get_rank(), dist.get_world_size()
+    torch.manual_seed(0)
+    ds = PreTokenized()
+    sampler = DistributedSampler(ds, shuffle=True, seed=17)
+    dl = DataLoader(ds, batch_size=32, sampler=sampler, num_workers=2)
+    model = nn.parallel.DistributedDataParallel(nn.Sequential(nn.EmbeddingBag(VOCAB, 64), nn.Linear(64, 7)))
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-3)
+    if rank == 0:
+        print(f"[rank0] torch {torch.__version__}, backend gloo, world_size {world}, {len(dl)} steps/epoch", flush=True)
+    for epoch in range(2):
+        sampler.set_epoch(epoch)
+        for step, batch in enumerate(dl):
+            ids = torch.stack(batch["input_ids"], dim=1)
+            loss = nn.functional.cross_entropy(model(ids), batch["label"])
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            if rank == 0 and step % 25 == 0:
+                print(f"[rank0] epoch {epoch} step {step}/{len(dl)} loss {loss.item():.4f}", flush=True)
+    dist.destroy_process_group()
+
+
+if __name__ == "__main__":
+    main()
+'''
+
+REAL_WORKER_SEGV = '''\
+"""Keyword-spotting model trained with DDP; clips are decoded by a native decoder inside the DataLoader workers."""
+import ctypes
+
+import torch
+import torch.distributed as dist
+import torch.nn as nn
+from torch.utils.data import DataLoader, Dataset, DistributedSampler
+
+BAD_CLIP = 1613   # a clip the native decoder cannot handle
+
+
+def native_decode(idx):
+    """Stand-in for the C decoder: it crashes the process on one malformed clip instead of raising."""
+    if idx == BAD_CLIP:
+        ctypes.string_at(0)          # segmentation fault inside native code
+    g = torch.Generator().manual_seed(idx)
+    return torch.randn(1, 16000, generator=g)
+
+
+class Clips(Dataset):
+    def __len__(self):
+        return 64000
+
+    def __getitem__(self, i):
+        wav = native_decode(i)
+        return wav, i % 12
+
+
+def main():
+    dist.init_process_group("gloo")
+    rank = dist.get_rank()
+    ds = Clips()
+    sampler = DistributedSampler(ds, shuffle=False)
+    dl = DataLoader(ds, batch_size=16, sampler=sampler, num_workers=2)
+    model = nn.parallel.DistributedDataParallel(
+        nn.Sequential(nn.Conv1d(1, 16, 400, stride=160), nn.ReLU(), nn.AdaptiveAvgPool1d(1), nn.Flatten(), nn.Linear(16, 12)))
+    opt = torch.optim.SGD(model.parameters(), lr=0.01)
+    if rank == 0:
+        print(f"[rank0] torch {torch.__version__} world_size {dist.get_world_size()} steps/epoch {len(dl)}", flush=True)
+    for step, (wav, y) in enumerate(dl):
+        loss = nn.functional.cross_entropy(model(wav), y)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        if rank == 0 and step % 5 == 0:
+            print(f"[rank0] step {step} loss {loss.item():.4f}", flush=True)
+
+
+if __name__ == "__main__":
+    main()
+'''
+
+
+@dataclass
+class Real:
+    case: Case
+    project: str                      # folder under the workspace root
+    files: dict[str, str]             # program files
+    shown: str                        # the command as the user typed it (first line of the log)
+    run: str                          # the command actually run (may wrap `shown`)
+    log_name: str = "train.log"
+
+
+def real_cases() -> list[Real]:
+    py = "/opt/venv/bin/python"
+    return [
+        Real(Case("dataloader-shm-exhausted-docker-64m-cpu-01", "dataloader-shm-exhausted", "easy",
+                  "Real CPU run (torch 2.13) of a segmentation input-pipeline smoke test in a container whose /dev/shm is "
+                  "64 MB (shown by df): 4 workers with 27 MiB float32 batches cannot allocate their shared-memory "
+                  "segment; worker 0 raises 'unable to allocate shared memory(shm) for file </torch_...>: No space left "
+                  "on device (28)', re-raised in the main process.",
+                  None, {"torch_version": "2.13.0", "python_version": "3.11.7", "launcher": "python"}, ["/dev/shm"]),
+             "seg-smoke", {"train.py": REAL_SHM_TRAIN}, f"{py} train.py",
+             f"unshare -m --propagation private sh -c 'mount -t tmpfs -o size=64m tmpfs /dev/shm && "
+             f"echo \"$ df -h /dev/shm\" && df -h /dev/shm && echo \"$ {py} train.py\" && timeout 120 {py} train.py'"),
+        Real(Case("dataloader-worker-crash-native-segv-torchrun-cpu-03", "dataloader-worker-crash", "hard",
+                  "Real CPU run: torchrun with 4 gloo ranks training a keyword-spotting model; a native decoder "
+                  "segfaults inside a DataLoader worker of rank 1. Rank 1 raises 'DataLoader worker (pid N) is killed "
+                  "by signal: Segmentation fault'; ranks 0, 2 and 3 then fail in backward with gloo 'Connection closed "
+                  "by peer', torchrun SIGTERMs them and its summary lists them before the root cause.",
+                  1, {"torch_version": "2.13.0", "launcher": "torchrun", "world_size": "4"},
+                  ["segmentation fault", "rank 1"]),
+             "kws-ddp", {"train.py": REAL_WORKER_SEGV}, f"{py} -m torch.distributed.run --nproc_per_node=4 train.py",
+             f"timeout 180 {py} -m torch.distributed.run --nproc_per_node=4 train.py"),
+        Real(Case("collate-unequal-sample-shapes-resize-no-crop-cpu-01", "collate-unequal-sample-shapes", "easy",
+                  "Real CPU run (torch 2.13) of an image classifier whose transform resizes the short side to 224 "
+                  "without cropping: a batch mixes 224x224 and 224x298 images and default_collate fails in a worker "
+                  "with 'stack expects each tensor to be equal size, but got [3, 224, 224] at entry 0 and [3, 224, "
+                  "298] at entry N'.",
+                  None, {"torch_version": "2.13.0", "python_version": "3.11.7", "launcher": "python"},
+                  ["crop", "stack"]),
+             "leaf-cls", {"train.py": REAL_COLLATE_IMG}, f"{py} train.py", f"timeout 120 {py} train.py"),
+        Real(Case("collate-unequal-sample-shapes-detection-boxes-cpu-02", "collate-unequal-sample-shapes", "medium",
+                  "Real CPU run (torch 2.13) of a detection data path with the default collate_fn: targets carry [N, 4] "
+                  "boxes with N varying per image; in a worker, collate_tensor_fn fails with the misleading 'Trying to "
+                  "resize storage that is not resizable' because the first sample has the most boxes.",
+                  None, {"torch_version": "2.13.0", "python_version": "3.11.7", "launcher": "python"},
+                  ["collate_fn", "boxes"]),
+             "shelf-det", {"train.py": REAL_COLLATE_DET}, f"{py} train.py", f"timeout 120 {py} train.py"),
+        Real(Case("collate-unequal-sample-shapes-ddp-pretokenized-torchrun-cpu-04", "collate-unequal-sample-shapes", "hard",
+                  "Real CPU run: torchrun with 4 gloo ranks on a pre-tokenized cache where two rows were not padded to "
+                  "128 tokens. Only rank 3, whose shard holds such a row, fails ('each element in list of batch should "
+                  "be of equal size' in a worker); the other ranks fail in backward with gloo 'Connection closed by "
+                  "peer' and torchrun lists their SIGTERMs before the root cause.",
+                  3, {"torch_version": "2.13.0", "launcher": "torchrun", "world_size": "4"},
+                  ["padding", "rank 3"]),
+             "intent-ddp", {"train.py": REAL_COLLATE_DDP}, f"{py} -m torch.distributed.run --nproc_per_node=4 train.py",
+             f"timeout 180 {py} -m torch.distributed.run --nproc_per_node=4 train.py"),
+    ]
+
+
+def capture(real: Real, root: Path) -> str:
+    proj = root / real.project
+    if proj.exists():
+        shutil.rmtree(proj)
+    proj.mkdir(parents=True)
+    for name, src in real.files.items():
+        (proj / name).write_text(src)
+    env = dict(os.environ, PYTHONUNBUFFERED="1", OMP_NUM_THREADS="1")
+    env.pop("PYTHONPATH", None)
+    p = subprocess.run(real.run, shell=True, cwd=proj, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                       text=True, timeout=600)
+    # torch's glog-style launcher lines print the resolved module path; show the same /opt/venv path as the tracebacks
+    out = p.stdout.replace(str(Path(os.path.realpath("/opt/venv"))), "/opt/venv")
+    header = "" if real.run.startswith("unshare") else f"$ {real.shown}\n"
+    return header + out
+
+
+SYNTHETIC = [
+    case_cuda_oom_01, case_cuda_oom_02, case_cuda_oom_03, case_cuda_oom_04,
+    case_frag_01, case_frag_02, case_frag_03,
+    case_leak_01, case_leak_02, case_leak_03,
+    case_host_oom_01, case_host_oom_02, case_host_oom_03, case_host_oom_04,
+    case_shm_02, case_shm_03,
+    case_worker_01, case_worker_02, case_worker_04,
+    case_collate_03,
+]
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--real", action="store_true", help="rerun the real CPU programs and store their output")
+    ap.add_argument("--venv", default=str(Path(__file__).resolve().parents[2] / ".venv"),
+                    help="venv with torch; linked as /opt/venv so tracebacks show a neutral path")
+    ap.add_argument("--workspace", default="/workspace", help="where the real programs are written and run")
+    args = ap.parse_args()
+    for fn in SYNTHETIC:
+        fn().write()
+    if args.real:
+        link = Path("/opt/venv")
+        if not link.exists():
+            link.symlink_to(args.venv)
+    for r in real_cases():
+        if args.real:
+            r.case.files = {r.log_name: capture(r, Path(args.workspace))}
+        r.case.write()
+    print(f"wrote {len(SYNTHETIC) + len(real_cases())} cases under {CASES_DIR}")
+
+
+if __name__ == "__main__":
+    main()

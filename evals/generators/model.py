@@ -23,7 +23,6 @@ import random
 import re
 import shutil
 import subprocess
-import sys
 import textwrap
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
@@ -50,7 +49,7 @@ class Case:
     files: dict[str, str]
     facts: dict[str, str]
     must_mention: list[str]
-    initiating_rank: int | None = None
+    initiating_rank: int | list[int] | None = None  # a list when several ranks fail at once on the same bug
     also: list[str] = field(default_factory=list)
     secrets: list[str] = field(default_factory=list)
 
@@ -77,7 +76,17 @@ def write_case(case: Case) -> None:
         "must_mention": case.must_mention,
         "secrets": case.secrets,
     }
-    body = yaml.safe_dump(meta, sort_keys=False, allow_unicode=True, width=110, default_flow_style=None)
+    q = lambda v: json.dumps(v, ensure_ascii=False)  # a JSON string is a valid YAML double-quoted scalar
+    lines = [f"schema_version: {meta['schema_version']}", f"label: {meta['label']}",
+             f"also: [{', '.join(meta['also'])}]", f"difficulty: {meta['difficulty']}",
+             f"description: {q(meta['description'])}",
+             f"initiating_rank: {'null' if case.initiating_rank is None else json.dumps(case.initiating_rank)}",
+             "facts:"]
+    lines += [f"  {k}: {q(v)}" for k, v in meta["facts"].items()]
+    lines += [f"must_mention: [{', '.join(q(m) for m in meta['must_mention'])}]",
+              f"secrets: [{', '.join(q(x) for x in meta['secrets'])}]"]
+    body = "\n".join(lines) + "\n"
+    assert yaml.safe_load(body) == {**meta, "initiating_rank": case.initiating_rank}, case.case_id
     (folder / "case.yaml").write_text(body, encoding="utf-8")
     all_text = "".join(case.files.values())
     for secret in case.secrets:
@@ -411,7 +420,7 @@ def nccl_init(host: str, pid: int, rank: int, nranks: int, local: int, version: 
         out.append(f"{h}NET/Plugin : dlerror=libnccl-net.so: cannot open shared object file: No such file or "
                    "directory No plugin found (libnccl-net.so), using internal implementation")
         out.append(f"{h}cudaDriverVersion {cuda_driver_int(cuda)}")
-        out.append(f"{prefix}NCCL version {version}+cuda{cuda}")
+        out.append(f"{h}NCCL version {version}+cuda{cuda}")
     if ib:
         out.append(f"{t}NET/IB : Using [0]mlx5_0:1/IB [1]mlx5_1:1/IB [2]mlx5_2:1/IB [3]mlx5_3:1/IB ; OOB {iface}:{ip}<0>")
         out.append(f"{t}Using network IB")
@@ -419,10 +428,12 @@ def nccl_init(host: str, pid: int, rank: int, nranks: int, local: int, version: 
         out.append(f"{t}NET/IB : No device found.")
         out.append(f"{t}NET/Socket : Using [0]{iface}:{ip}<0>")
         out.append(f"{t}Using network Socket")
-    comm = "0x" + _rand(rng, HEX, 8)
+    comm = "0x" + _rand(rng, "56789abcdef", 1) + _rand(rng, HEX, 7)
+    rng_state = random.Random(f"{host}-{nranks}-{version}")  # one commId per communicator, shared by its ranks
+    comm_id = "0x" + _rand(rng_state, HEX, 16)
     bus = f"{(0x10 + local * 0x10):x}000"
     out.append(f"{t}comm {comm} rank {rank} nranks {nranks} cudaDev {local} nvmlDev {local} busId {bus} "
-               f"commId 0x{_rand(rng, HEX, 16)} - Init START")
+               f"commId {comm_id} - Init START")
     out.append(f"{t}Setting affinity for GPU {local} to {'ffffffff,00000000' if local >= 4 else '00000000,ffffffff'}")
     if rank == 0:
         chans = " ".join(f"{r:>3}" for r in range(min(nranks, 8)))
@@ -442,13 +453,13 @@ def nccl_init(host: str, pid: int, rank: int, nranks: int, local: int, version: 
     out.append(f"{t}threadThresholds 8/8/64 | {8 * nranks}/8/64 | 512 | 512")
     out.append(f"{t}24 coll channels, 0 nvls channels, 32 p2p channels, 32 p2p channels per peer")
     out.append(f"{t}comm {comm} rank {rank} nranks {nranks} cudaDev {local} nvmlDev {local} busId {bus} "
-               f"commId 0x{_rand(rng, HEX, 16)} - Init COMPLETE")
+               f"commId {comm_id} - Init COMPLETE")
     return out
 
 
 def cuda_driver_int(cuda: str) -> int:
-    major, minor = cuda.split(".")[:2]
-    return int(major) * 1000 + int(minor) * 10 + 20
+    """cudaDriverVersion as NCCL prints it: the CUDA version the installed driver supports (noise only)."""
+    return 12020 if cuda.startswith("12") else 11080
 
 
 # --------------------------------------------------------------------------------------------------
@@ -697,7 +708,7 @@ real(
     Case("dtype-mismatch-int32-labels-cpu-04", "dtype-mismatch", "easy",
          "CPU tabular classifier; labels loaded from NumPy as int32 reach cross_entropy, which wants int64",
          {}, {"torch_version": "2.13.0", "launcher": "python", "python_version": "3.11.7"},
-         ["long", "int64"]),
+         ["long"]),
     "python", "train_churn.py", '''
     import platform, sys, time
     import numpy as np
@@ -738,7 +749,7 @@ real(
 real(
     Case("autograd-inplace-modified-tanh-slice-cpu-01", "autograd-inplace-modified", "easy",
          "CPU MLP zeroes masked features by slice assignment on a tanh output that tanh saved for backward",
-         {}, {"torch_version": "2.13.0", "launcher": "python"}, ["inplace", "clone"]),
+         {}, {"torch_version": "2.13.0", "launcher": "python"}, ["tanh"]),
     "python", "train_masked_mlp.py", '''
     import torch
     import torch.nn as nn
@@ -771,13 +782,13 @@ real(
         opt.zero_grad()
         loss.backward()
         opt.step()
-    ''', "run.log", "/home/ablation", "/usr/local/lib/python3.11/site-packages")
+    ''', "run.log", "/opt/ablation", "/usr/local/lib/python3.11/site-packages", env_report=True)
 
 real(
     Case("autograd-inplace-modified-queue-torchrun-cpu-03", "autograd-inplace-modified", "medium",
          "2-rank gloo torchrun MoCo-style contrastive training: the negatives queue is used in the loss and then "
          "overwritten in place in the same forward; both ranks fail in backward, torchrun summary at the end",
-         {}, {"torch_version": "2.13.0", "launcher": "torchrun", "world_size": "2"}, ["queue", "clone"],
+         {}, {"torch_version": "2.13.0", "launcher": "torchrun", "world_size": "2"}, ["queue"],
          initiating_rank=0),
     "torchrun:2", "moco_lite.py", '''
     import os, torch, torch.nn as nn, torch.nn.functional as F, torch.distributed as dist
@@ -871,7 +882,7 @@ real(
         nn.utils.clip_grad_norm_(model.parameters(), 1.0)
         opt.step()
         print(f"batch {i:4d} | loss {loss.item():.3f} | ppl {math.exp(loss.item()):8.2f} | {time.time() - t0:.1f}s")
-    ''', "train.log", "/home/lstm-lab", "/usr/lib/python3/dist-packages")
+    ''', "train.log", "/srv/lstm-lab", "/usr/lib/python3/dist-packages", env_report=True)
 
 real(
     Case("autograd-backward-twice-gan-torchrun-cpu-02", "autograd-backward-twice", "medium",
@@ -914,13 +925,13 @@ real(
         opt_g.zero_grad(); g_loss.backward(); sync_grads(G); opt_g.step()
         if rank == 0 and step % 50 == 0:
             print(f"step {step} d_loss {d_loss.item():.4f} g_loss {g_loss.item():.4f}")
-    ''', "train.log", "/home/gan", "/opt/conda/lib/python3.11/site-packages", env_report=True)
+    ''', "train.log", "/workspace/gan", "/opt/conda/lib/python3.11/site-packages", env_report=True)
 
 real(
     Case("autograd-no-grad-fn-frozen-head-cpu-01", "autograd-no-grad-fn", "easy",
          "CPU transfer learning: the freeze loop runs after the new classifier head is attached, so no "
          "parameter requires grad and backward has nothing to differentiate",
-         {}, {"torch_version": "2.13.0", "launcher": "python"}, ["requires_grad", "frozen"]),
+         {}, {"torch_version": "2.13.0", "launcher": "python"}, ["requires_grad"]),
     "python", "finetune_head.py", '''
     import torch, torch.nn as nn
 
@@ -953,13 +964,13 @@ real(
         loss.backward()
         opt.step()
         print(f"step {step} loss {loss.item():.4f}")
-    ''', "finetune.log", "/workspace/flowers", "/usr/local/lib/python3.11/site-packages")
+    ''', "finetune.log", "/workspace/flowers", "/usr/local/lib/python3.11/site-packages", env_report=True)
 
 real(
     Case("autograd-no-grad-fn-reentrant-ckpt-cpu-02", "autograd-no-grad-fn", "medium",
          "CPU LoRA-style fine-tune with frozen embeddings and reentrant activation checkpointing: no input of "
          "the checkpointed blocks requires grad, torch warns, and the loss comes out without a grad_fn",
-         {}, {"torch_version": "2.13.0", "launcher": "python"}, ["use_reentrant", "enable_input_require_grads"]),
+         {}, {"torch_version": "2.13.0", "launcher": "python"}, ["use_reentrant", "requires_grad"]),
     "python", "lora_tiny.py", '''
     import torch, torch.nn as nn
     from torch.utils.checkpoint import checkpoint
@@ -1014,13 +1025,13 @@ real(
         loss.backward()
         opt.step(); opt.zero_grad()
         print(f"step {step} loss {loss.item():.4f}")
-    ''', "train.log", "/home/ft/lora-tiny", "/opt/conda/lib/python3.11/site-packages", env_report=True)
+    ''', "train.log", "/workspace/lora-tiny", "/opt/conda/lib/python3.11/site-packages", env_report=True)
 
 real(
     Case("shape-mismatch-flatten-resolution-cpu-01", "shape-mismatch", "easy",
          "CPU CNN whose classifier was sized for 32x32 inputs is fed 64x64 crops; the flattened feature size "
          "no longer matches the Linear layer",
-         {}, {"torch_version": "2.13.0", "launcher": "python"}, ["in_features", "AdaptiveAvgPool2d"]),
+         {}, {"launcher": "python", "torch_version": "2.13.0"}, ["4096", "1024"]),
     "python", "train_cnn.py", '''
     import torch, torch.nn as nn
 
@@ -1047,7 +1058,7 @@ real(
         loss = nn.functional.cross_entropy(model(x), y)
         opt.zero_grad(); loss.backward(); opt.step()
         print(f"step {step} loss {loss.item():.3f}")
-    ''', "train.log", "/srv/experiments/cnn64", "/opt/venv/lib/python3.11/site-packages")
+    ''', "train.log", "/srv/experiments/cnn64", "/opt/venv/lib/python3.11/site-packages", env_report=True)
 
 real(
     Case("shape-mismatch-shard-features-torchrun-cpu-02", "shape-mismatch", "medium",
@@ -1082,7 +1093,7 @@ real(
     Case("checkpoint-key-mismatch-ddp-prefix-cpu-01", "checkpoint-key-mismatch", "easy",
          "Evaluation script loads a checkpoint saved from a DDP-wrapped model into a bare model: every key "
          "carries a 'module.' prefix",
-         {}, {"torch_version": "2.13.0", "launcher": "python"}, ["module.", "consume_prefix_in_state_dict_if_present"],
+         {}, {"torch_version": "2.13.0", "launcher": "python"}, ["module."],
          secrets=["jdoe"]),
     "python", "evaluate.py", '''
     import sys, torch, torch.nn as nn
@@ -1111,13 +1122,13 @@ real(
                       nn.MaxPool2d(2), nn.Flatten(), nn.Linear(32 * 4 * 4, 128), nn.ReLU(), nn.Linear(128, 10))
     os.makedirs("checkpoints", exist_ok=True)
     torch.save({"module." + k: v for k, v in m.state_dict().items()}, "checkpoints/epoch_19.pt")
-    ''', argv=["checkpoints/epoch_19.pt"])
+    ''', argv=["checkpoints/epoch_19.pt"], env_report=True)
 
 real(
     Case("checkpoint-weights-only-namespace-cpu-01", "checkpoint-weights-only", "easy",
          "Resume under a recent torch (weights_only=True by default) of a checkpoint that pickles the "
          "argparse.Namespace of the training arguments",
-         {}, {"torch_version": "2.13.0", "launcher": "python"}, ["weights_only", "add_safe_globals"]),
+         {}, {"torch_version": "2.13.0", "launcher": "python"}, ["weights_only", "Namespace"]),
     "python", "train.py", '''
     import argparse, os, torch, torch.nn as nn
 
@@ -1152,7 +1163,7 @@ real(
     Case("checkpoint-corrupt-lfs-pointer-cpu-02", "checkpoint-corrupt", "hard",
          "Model file in a git clone made without git-lfs is a 134-byte LFS pointer; under the weights_only "
          "default torch reports 'Weights only load failed ... Unsupported operand 118' (the 'v' of 'version')",
-         {}, {"torch_version": "2.13.0", "launcher": "python"}, ["git lfs", "pointer"]),
+         {}, {"torch_version": "2.13.0", "launcher": "python"}, ["LFS"]),
     "python", "predict.py", '''
     import os, sys, torch, torch.nn as nn
 
@@ -1212,13 +1223,17 @@ def capture(prog: RealProgram) -> Case:
     assert "/work/main" not in out and "crashdoc_real" not in out, prog.case.case_id
     case = prog.case
     case.files = {prog.log_name: f"+ cd {prog.home}\n{out}"}
+    pyver = re.search(r"^Python version: (\d+\.\d+\.\d+)", out, re.M)
+    if pyver:
+        case.facts["python_version"] = pyver.group(1)
     if prog.command.startswith("torchrun"):
-        # the rank torchrun reports as the first observed failure
-        root = re.search(r"Root Cause \(first observed failure\):\n\[0\]:\n.*\n.*\n  rank      : (\d+)", out)
-        assert root, case.case_id
-        if case.initiating_rank is not None and case.case_id.startswith("shape-mismatch"):
-            assert int(root.group(1)) == case.initiating_rank, "rank 2 must be the root cause; re-run"
-        case.initiating_rank = int(root.group(1))
+        # ranks whose own traceback ends in the real error (gloo "Connection closed by peer" is collateral)
+        raised = sorted({int(m.group(1)) for m in re.finditer(r"^\[rank(\d+)\]: (\w+\.)*\w+Error: (.*)$", out, re.M)
+                         if "Connection closed by peer" not in m.group(3)})
+        assert raised, case.case_id
+        if case.case_id.startswith("shape-mismatch"):
+            assert raised == [2], f"only rank 2 must raise the real error, got {raised}"
+        case.initiating_rank = raised[0] if len(raised) == 1 else raised
     return case
 
 
@@ -1343,7 +1358,7 @@ def fp8_unsupported_accelerate_a10g() -> Case:
         clock.tick(0.01, 0.2)
         lines.append(f"06/03/2024 14:07:{58 + r // 3:02d} - INFO - __main__ - Distributed environment: MULTI_GPU  "
                      f"Backend: nccl")
-        lines += [f"Num processes: 4", f"Process index: {r}", f"Local process index: {r}", f"Device: cuda:{r}", "",
+        lines += ["Num processes: 4", f"Process index: {r}", f"Local process index: {r}", f"Device: cuda:{r}", "",
                   "Mixed precision type: fp8", ""]
     lines += [
         "Downloading readme: 100%|██████████| 10.5k/10.5k [00:00<00:00, 41.2MB/s]",
@@ -1413,7 +1428,7 @@ def fp8_unsupported_accelerate_a10g() -> Case:
         {"train.log": "\n".join(lines)},
         {"gpu_model": "A10G", "gpu_count": "4", "driver_version": "535.161.08", "launcher": "accelerate",
          "world_size": "4", "precision": "fp8"},
-        ["compute capability", "bf16"], initiating_rank=2, secrets=[hf, wb])
+        ["compute capability", "bf16"], initiating_rank=[0, 1, 2, 3], secrets=[hf, wb])
 
 
 @synthetic
@@ -1761,7 +1776,7 @@ def fp8_align_torchao_vit_torchrun() -> Case:
              "--batch-size 128 --float8 --compile false --data /datasets/imagenet1k"]
     lines += torchrun_header(clock, agent, "2.5")
     clock.advance(6.2)
-    lines += [f"[train_vit] torch 2.5.1+cu124, torchao 0.7.0, 8 x NVIDIA H100 80GB HBM3, world_size=8",
+    lines += ["[train_vit] torch 2.5.1+cu124, torchao 0.7.0, 8 x NVIDIA H100 80GB HBM3, world_size=8",
               "[train_vit] model vit_large_patch14: patch_embed=Linear(588 -> 1024) (3x14x14 patches), depth=24, "
               "heads=16, mlp=4096",
               "[train_vit] float8: convert_to_float8_training(model, config=Float8LinearConfig(), "
@@ -1769,7 +1784,7 @@ def fp8_align_torchao_vit_torchrun() -> Case:
     pids = [agent + 30 + r for r in range(8)]
     for r in range(8):
         lines += nccl_init(host, pids[r], r, 8, r, "2.21.5", "12.4", rng, iface="ens32", ip="10.42.7.21")
-    lines += [f"[train_vit] converted 97 nn.Linear modules to Float8Linear (skipped: head)",
+    lines += ["[train_vit] converted 97 nn.Linear modules to Float8Linear (skipped: head)",
               "[train_vit] dataset: 1,281,167 train images, 50,000 val images, 1251 steps/epoch",
               "[train_vit] epoch 0 start"]
     clock.advance(41.3)
@@ -1809,7 +1824,7 @@ def fp8_align_torchao_vit_torchrun() -> Case:
         {"train.log": "\n".join(lines)},
         {"gpu_model": "H100 80GB HBM3", "gpu_count": "8", "torch_version": "2.5.1", "nccl_version": "2.21.5",
          "launcher": "torchrun", "world_size": "8", "precision": "fp8"},
-        ["588", "divisible by 16"], initiating_rank=3)
+        ["588", "divisible by 16"], initiating_rank=list(range(8)))
 
 
 @synthetic
@@ -1931,7 +1946,7 @@ def dtype_half_resnet_t4() -> Case:
         {"infer.log": "\n".join(lines)},
         {"gpu_model": "Tesla T4", "driver_version": "515.65.01", "torch_version": "1.13.1", "cuda_version": "11.7",
          "launcher": "python", "precision": "fp16"},
-        ["half", "autocast"])
+        ["half", "input"])
 
 
 @synthetic
@@ -1957,7 +1972,7 @@ def dtype_bf16_head_torchrun() -> Case:
     for r in range(4):
         per_rank.append([warn, "  _torch_pytree._register_pytree_node("])
     lines += interleave(rng, per_rank, (1, 2))
-    lines += [f"[rm] rank 0/4 | torch 2.1.2+cu121 | transformers 4.36.2 | GPU NVIDIA A100-SXM4-80GB | bf16=True"]
+    lines += ["[rm] rank 0/4 | torch 2.1.2+cu121 | transformers 4.36.2 | GPU NVIDIA A100-SXM4-80GB | bf16=True"]
     for r in range(4):
         lines += nccl_init(host, pids[r], r, 4, r, "2.18.1", "12.1", rng, iface="eth0", ip="10.128.0.31")
     bars = []
@@ -1997,7 +2012,7 @@ def dtype_bf16_head_torchrun() -> Case:
         {"train.log": "\n".join(lines)},
         {"gpu_model": "A100-SXM4-80GB", "torch_version": "2.1.2", "cuda_version": "12.1", "nccl_version": "2.18.1",
          "launcher": "torchrun", "world_size": "4", "precision": "bf16", "transformers_version": "4.36.2"},
-        ["v_head", "bfloat16"], initiating_rank=1, secrets=[hf])
+        ["v_head", "bfloat16"], initiating_rank=[0, 1, 2, 3], secrets=[hf])
 
 
 @synthetic
@@ -2152,7 +2167,7 @@ def inplace_gan_ddp_4090() -> Case:
         {"train.log": "\n".join(lines)},
         {"gpu_model": "GeForce RTX 4090", "gpu_count": "2", "torch_version": "2.0.1", "cuda_version": "11.8",
          "nccl_version": "2.14.3", "launcher": "torchrun", "world_size": "2"},
-        ["step", "discriminator"], initiating_rank=0)
+        ["step", "discriminator"], initiating_rank=[0, 1])
 
 
 @synthetic
@@ -2209,7 +2224,7 @@ def backward_twice_retry_slurm() -> Case:
         "graph and exits; the 15 other ranks wait in all_reduce until the 30-minute NCCL watchdog aborts them",
         {"slurm-884213.out": "\n".join(lines)},
         {"gpu_model": "A100-SXM4-80GB", "torch_version": "2.1.2", "nccl_version": "2.18.1", "launcher": "srun",
-         "world_size": "16", "num_nodes": "2", "failure_step": "8420"},
+         "world_size": "16", "num_nodes": "2"},
         ["rank 11", "backward"], initiating_rank=11, secrets=["mchen"])
 
 
@@ -2244,7 +2259,7 @@ def no_grad_fn_peft_accelerate() -> Case:
               "11/03/2023 13:31:19 - INFO - __main__ - torch 2.1.0+cu121, transformers 4.34.1, peft 0.6.2, "
               "accelerate 0.24.1"]
     bars = []
-    for r in range(2):
+    for _r in range(2):
         bars.append(["Loading checkpoint shards: " + "\r".join(
             f"{p:>3}%|{'█' * (p // 10)}{' ' * (10 - p // 10)}| {n}/2 [00:{t:02d}<00:{max(0, 10 - t):02d}, "
             f"{rng.uniform(4.6, 5.6):.2f}s/it]" for p, n, t in ((0, 0, 0), (50, 1, 5), (100, 2, 10)))])
@@ -2271,7 +2286,7 @@ def no_grad_fn_peft_accelerate() -> Case:
               "Gradients will be None",
               "  warnings.warn("]
     streams = []
-    for r in range(2):
+    for _r in range(2):
         fr = [("/workspace/sft/run_sft.py", 214, "<module>", "main()"),
               ("/workspace/sft/run_sft.py", 207, "main", "train_result = trainer.train()"),
               (f"{site}/transformers/trainer.py", 1591, "train", "return inner_training_loop("),
@@ -2306,7 +2321,7 @@ def no_grad_fn_peft_accelerate() -> Case:
         {"train.log": "\n".join(lines)},
         {"gpu_model": "A100-SXM4-40GB", "gpu_count": "2", "torch_version": "2.1.0", "transformers_version": "4.34.1",
          "accelerate_version": "0.24.1", "launcher": "accelerate", "world_size": "2"},
-        ["gradient checkpointing", "requires_grad"], initiating_rank=0)
+        ["gradient checkpointing", "requires_grad"], initiating_rank=[0, 1])
 
 
 # ---- shape-mismatch ------------------------------------------------------------------------------
@@ -2437,6 +2452,10 @@ def shape_labels_hf_l4() -> Case:
              "torch 2.2.1+cu121 | transformers 4.38.2 | device NVIDIA L4 (22.5 GiB)",
              "Special tokens have been added in the vocabulary, make sure the associated word embeddings are "
              "fine-tuned or trained.",
+             *hf_training_args("out/qwen-support", {"bf16": "True", "per_device_train_batch_size": "8",
+                                                    "learning_rate": "5e-05", "num_train_epochs": "2.0",
+                                                    "logging_steps": "25", "report_to": "['wandb']",
+                                                    "save_steps": "1000"}, "04/09/2024 11:19:58"),
              "Generating train split: 41210 examples [00:00, 214711.07 examples/s]",
              "Map: 100%|██████████| 41210/41210 [00:09<00:00, 4409.18 examples/s]",
              f"[INFO|trainer.py:1812] {clock.ds()} >> ***** Running training *****",
@@ -2466,7 +2485,7 @@ def shape_labels_hf_l4() -> Case:
         {"train.log": "\n".join(lines)},
         {"gpu_model": "L4", "torch_version": "2.2.1", "cuda_version": "12.1", "transformers_version": "4.38.2",
          "launcher": "python"},
-        ["labels", "view(-1)"])
+        ["labels"])
 
 
 # ---- device-mismatch -----------------------------------------------------------------------------
@@ -2475,8 +2494,13 @@ def shape_labels_hf_l4() -> Case:
 @synthetic
 def device_generate_4090() -> Case:
     rng = random.Random("device-01")
-    site = "/home/ana/.local/lib/python3.10/site-packages"
-    lines = ["ana@rig:~/chat$ python chat_infer.py --model ./mistral-7b-support-merged --prompt-file prompts/faq.txt",
+    site = "/home/rbhandari/.local/lib/python3.10/site-packages"
+    lines = ["rbhandari@rig:~/chat$ nvidia-smi"]
+    lines += nvidia_smi([("GeForce RTX 4090", "00000000:01:00.0", 24564)], "535.86.05", "12.2", rng,
+                        when="Sat Aug 19 20:11:07 2023", used_mib=412)
+    lines += ["rbhandari@rig:~/chat$ pip freeze | grep -E '^(torch|transformers|accelerate|safetensors)=='",
+              "accelerate==0.21.0", "safetensors==0.3.1", "torch==2.0.1+cu118", "transformers==4.31.0"]
+    lines += ["rbhandari@rig:~/chat$ python chat_infer.py --model ./mistral-7b-support-merged --prompt-file prompts/faq.txt",
              "torch 2.0.1+cu118 | cuda: True | NVIDIA GeForce RTX 4090 (23.6 GiB)",
              "Loading checkpoint shards: " + "\r".join(
                  f"{p:>3}%|{'█' * (p // 10)}{' ' * (10 - p // 10)}| {n}/3 [00:{t:02d}<00:{max(0, 7 - t):02d}, "
@@ -2490,7 +2514,7 @@ def device_generate_4090() -> Case:
              "input_ids.to('cuda') before running `.generate()`.",
              "  warnings.warn("]
     t = f"{site}/transformers"
-    fr = [("/home/ana/chat/chat_infer.py", 48, "<module>", "out = model.generate(**inputs, max_new_tokens=256, do_sample=False)"),
+    fr = [("/home/rbhandari/chat/chat_infer.py", 48, "<module>", "out = model.generate(**inputs, max_new_tokens=256, do_sample=False)"),
           (f"{site}/torch/utils/_contextlib.py", 115, "decorate_context", "return func(*args, **kwargs)"),
           (f"{t}/generation/utils.py", 1538, "generate", "return self.greedy_search("),
           (f"{t}/generation/utils.py", 2362, "greedy_search", "outputs = self(")]
@@ -2511,7 +2535,7 @@ def device_generate_4090() -> Case:
         "the embedding lookup",
         {"infer.log": "\n".join(lines)},
         {"gpu_model": "GeForce RTX 4090", "torch_version": "2.0.1", "cuda_version": "11.8", "launcher": "python"},
-        ["input_ids", "device"], secrets=["ana"])
+        ["input_ids", "device"], secrets=["rbhandari"])
 
 
 @synthetic
@@ -2563,7 +2587,7 @@ def device_alibi_attr_torchrun() -> Case:
         {"train.log": "\n".join(lines)},
         {"gpu_model": "L40S", "torch_version": "2.2.0", "cuda_version": "12.1", "nccl_version": "2.19.3",
          "launcher": "torchrun", "world_size": "4"},
-        ["register_buffer", "alibi"], initiating_rank=0)
+        ["register_buffer", "alibi"], initiating_rank=[0, 1, 2, 3])
 
 
 def ds_engine_config(clock: Clock, items: list[tuple[str, str]]) -> list[str]:
@@ -2651,7 +2675,7 @@ def device_metric_cpu_deepspeed_hard() -> Case:
         {"gpu_model": "H100 80GB HBM3", "torch_version": "2.3.1", "deepspeed_version": "0.14.4",
          "nccl_version": "2.20.5", "launcher": "deepspeed", "world_size": "8", "zero_stage": "2",
          "precision": "bf16", "failure_step": "1000"},
-        ["CPU", "NCCL"], initiating_rank=0, secrets=[akid, asec])
+        ["CPU", "NCCL"], initiating_rank=list(range(8)), secrets=[akid, asec])
 
 
 @synthetic
@@ -2757,7 +2781,7 @@ def key_orig_mod_torchrun() -> Case:
         {"train.log": "\n".join(lines)},
         {"gpu_model": "RTX A6000", "gpu_count": "4", "torch_version": "2.2.1", "nccl_version": "2.19.3",
          "launcher": "torchrun", "world_size": "4", "precision": "bf16"},
-        ["_orig_mod", "torch.compile"], initiating_rank=0)
+        ["_orig_mod", "torch.compile"], initiating_rank=[0, 1, 2, 3])
 
 
 @synthetic
@@ -2821,7 +2845,19 @@ def key_renamed_srun_rank0_hard() -> Case:
 def key_lightning_container_a10g() -> Case:
     rng = random.Random("key-04")
     site = "/usr/local/lib/python3.10/dist-packages"
-    lines = ["root@5d1c7e0a93b2:/workspace/defects# python export_onnx.py --ckpt "
+    lines = ["root@5d1c7e0a93b2:/workspace/defects# nvidia-smi"]
+    lines += nvidia_smi([("A10G", "00000000:00:1E.0", 23028)], "525.105.17", "12.0", rng,
+                        when="Fri Oct 13 10:02:44 2023")
+    lines += ["root@5d1c7e0a93b2:/workspace/defects# pip list 2>/dev/null | grep -i -E 'torch|lightning|onnx|timm'"]
+    lines += pip_list([("lightning", "2.0.9"), ("lightning-utilities", "0.9.0"), ("onnx", "1.14.1"),
+                       ("onnxruntime-gpu", "1.16.0"), ("pytorch-lightning", "2.0.9"), ("timm", "0.9.7"),
+                       ("torch", "2.0.1+cu117"), ("torchmetrics", "1.2.0"), ("torchvision", "0.15.2+cu117")])[2:]
+    lines += ["root@5d1c7e0a93b2:/workspace/defects# ls -la lightning_logs/version_3/checkpoints/",
+              "total 131264",
+              "drwxr-xr-x 2 root root      4096 Oct 12 23:18 .",
+              "drwxr-xr-x 3 root root      4096 Oct 12 19:02 ..",
+              "-rw-r--r-- 1 root root 134405327 Oct 12 23:18 'epoch=11-step=4500.ckpt'"]
+    lines += ["root@5d1c7e0a93b2:/workspace/defects# python export_onnx.py --ckpt "
              "'lightning_logs/version_3/checkpoints/epoch=11-step=4500.ckpt' --out models/defects_r18.onnx",
              "torch 2.0.1+cu117, torchvision 0.15.2+cu117, lightning 2.0.9, device cuda (NVIDIA A10G)",
              "building torchvision resnet18 with 6 classes",
@@ -2953,6 +2989,9 @@ def size_vocab_peft_a10g() -> Case:
              "DEBUG:urllib3.connectionpool:https://huggingface.co:443 \"HEAD /meta-llama/Llama-2-7b-hf/resolve/main/"
              "config.json HTTP/1.1\" 200 0",
              "tokenizer: loaded from out/llama2-7b-chatml-lora (32001 tokens: added '<|pad|>'; chat template chatml)",
+             "tokenizer_config.json: 100%|██████████| 776/776 [00:00<00:00, 3.41MB/s]",
+             "config.json: 100%|██████████| 609/609 [00:00<00:00, 2.97MB/s]",
+             "model.safetensors.index.json: 100%|██████████| 26.8k/26.8k [00:00<00:00, 61.9MB/s]",
              "Loading checkpoint shards: " + "\r".join(
                  f"{p:>3}%|{'█' * (p // 10)}{' ' * (10 - p // 10)}| {n}/2 [00:{t:02d}<00:{max(0, 14 - t):02d}, "
                  f"{rng.uniform(6.4, 7.3):.2f}s/it]" for p, n, t in ((0, 0, 0), (50, 1, 7), (100, 2, 14))),
@@ -2979,7 +3018,7 @@ def size_vocab_peft_a10g() -> Case:
         {"merge.log": "\n".join(lines)},
         {"gpu_model": "A10G", "torch_version": "2.1.1", "cuda_version": "12.1", "transformers_version": "4.36.2",
          "launcher": "python", "precision": "fp16"},
-        ["resize_token_embeddings", "32001"], secrets=[tok])
+        ["32001", "resize"], secrets=[tok])
 
 
 @synthetic
@@ -2989,6 +3028,11 @@ def size_device_map_accelerate_hard() -> Case:
     lines = ["+ nvidia-smi --query-gpu=index,name,memory.total,memory.used --format=csv",
              "index, name, memory.total [MiB], memory.used [MiB]",
              "0, NVIDIA A100-PCIE-40GB, 40960 MiB, 4 MiB", "1, NVIDIA A100-PCIE-40GB, 40960 MiB, 4 MiB",
+             "+ pip list 2>/dev/null | grep -E '^(torch|transformers|accelerate|safetensors|tokenizers) '",
+             *pip_list([("accelerate", "0.27.2"), ("safetensors", "0.4.2"), ("tokenizers", "0.15.2"),
+                        ("torch", "2.2.1"), ("transformers", "4.38.2")])[2:],
+             "+ cat /models/acme-13b-instruct-v2/config.json | python -m json.tool | grep -E 'vocab|hidden_size|layers'",
+             '    "hidden_size": 5120,', '    "num_hidden_layers": 40,', '    "vocab_size": 32000',
              "+ python serve_eval.py --model /models/acme-13b-instruct-v2 --device-map auto --tasks "
              "mmlu,gsm8k --batch-size 8",
              "2024-04-02 16:44:05 | INFO | serve_eval | torch 2.2.1+cu121 transformers 4.38.2 accelerate 0.27.2",
@@ -3124,7 +3168,7 @@ def weights_only_deepspeed_resume() -> Case:
         {"torch_version": "2.6.0", "deepspeed_version": "0.16.3", "transformers_version": "4.48.1",
          "nccl_version": "2.21.5", "launcher": "deepspeed", "world_size": "8", "zero_stage": "2",
          "gpu_model": "H100 80GB HBM3"},
-        ["weights_only", "LossScaler"], initiating_rank=0, secrets=[hf, "akumar"])
+        ["weights_only", "LossScaler"], initiating_rank=list(range(8)), secrets=[hf, "akumar"])
 
 
 @synthetic
@@ -3201,7 +3245,7 @@ def corrupt_central_dir_a10g() -> Case:
         {"train.log": "\n".join(lines)},
         {"gpu_model": "A10G", "driver_version": "535.104.12", "torch_version": "2.1.2", "cuda_version": "12.1",
          "launcher": "python"},
-        ["truncated", "previous checkpoint"])
+        ["truncated"])
 
 
 @synthetic
@@ -3268,7 +3312,7 @@ def corrupt_safetensors_accelerate() -> Case:
         {"console.log": "\n".join(lines)},
         {"gpu_model": "L4", "gpu_count": "2", "torch_version": "2.3.0", "transformers_version": "4.41.1",
          "accelerate_version": "0.30.1", "launcher": "accelerate", "world_size": "2", "precision": "bf16"},
-        ["model-00002-of-00003", "truncated"], initiating_rank=1, secrets=[akid, asec])
+        ["model-00002-of-00003", "truncated"], initiating_rank=[0, 1], secrets=[akid, asec])
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--capture", action="store_true", help="re-run the real CPU programs (needs .venv torch)")

@@ -11,6 +11,7 @@ from __future__ import annotations
 import ipaddress
 import re
 from functools import lru_cache
+from typing import Any
 
 import tldextract
 
@@ -43,6 +44,12 @@ PYTHON_ROOTS = frozenset(
     ["self", "cls", "torch", "np", "numpy", "tf", "jax", "jnp", "os", "sys", "nn", "pd", "math", "json", "re", "time", "logging", "args", "config", "cfg", "model", "module", "opt", "optimizer", "trainer", "accelerator", "scheduler", "dataset", "loader", "batch", "x", "y", "out", "ctx"]
 )
 
+# Vendor domains whose every subdomain is public: "Get:1 http://azure.archive.ubuntu.com/ubuntu jammy".
+# (Not amazonaws.com, googleapis.com or windows.net: their subdomains name customers' buckets.)
+PUBLIC_DOMAINS = tuple(
+    ["nvidia.com", "ubuntu.com", "debian.org", "pytorch.org", "python.org", "pypi.org", "pythonhosted.org", "huggingface.co", "hf.co", "github.com", "githubusercontent.com", "gitlab.com", "anaconda.org", "anaconda.com", "conda.io", "conda-forge.org", "docker.io", "docker.com", "nvcr.io", "ghcr.io", "quay.io", "wandb.ai", "npmjs.org", "npmjs.com", "microsoft.com", "readthedocs.io", "tensorflow.org", "kaggle.com", "openai.com", "anthropic.com", "launchpad.net", "kernel.org"]
+)
+
 LOOPBACK_NAMES = frozenset({"localhost", "localhost.localdomain", "ip6-localhost", "ip6-loopback"})
 
 _PYTHON_CONTEXT = re.compile(r"(?:\bimport\s+|\bfrom\s+|\s-m\s+|File \"|module ['\"]|\bself\.|\bcls\.)$")
@@ -70,6 +77,11 @@ def is_loopback(value: str) -> bool:
     return ip.is_loopback or ip.is_unspecified
 
 
+def is_public_host(name: str) -> bool:
+    low = name.lower().rstrip(".")
+    return low in PUBLIC_HOSTS or any(low == d or low.endswith("." + d) for d in PUBLIC_DOMAINS)
+
+
 def _labels_ok(labels: list[str]) -> bool:
     return all(lab and not lab.startswith("-") and not lab.endswith("-") for lab in labels)
 
@@ -78,7 +90,7 @@ def _labels_ok(labels: list[str]) -> bool:
 def is_fqdn(name: str) -> bool:
     """True for a dotted name that is a host by its suffix (gpu-node-017.cluster.internal, db.example.com)."""
     low = name.lower().rstrip(".")
-    if low in PUBLIC_HOSTS or low in LOOPBACK_NAMES:
+    if low in LOOPBACK_NAMES or is_public_host(low):
         return False
     if name != low and name != name.upper():
         return False  # camelCase labels are code: torch.cuda.OutOfMemoryError
@@ -111,25 +123,32 @@ def is_node_name(name: str) -> bool:
         return True
     if not _HOST_WORD.search(low):
         return False
+    if "[" in low:
+        return True  # a Slurm range: gpu-node-[001-004,017]
+    if not low[-1].isdigit():
+        return False  # node-html5shiv is a package; node names end in their number
     return "-" in low or bool(_NODE_DIGITS.match(low)) or bool(re.search(r"\d{3,}", low))
 
 
+_FILE_SUFFIXES = FILE_LIKE_TLDS | {"json", "yaml", "yml", "txt", "log", "h", "c", "cpp", "safetensors", "bin", "ckpt"}
+
+
 @lru_cache(maxsize=65536)
-def is_hostish(value: str) -> bool:
-    """A value in host context (MASTER_ADDR=, hostname:, Connection to) that names a machine."""
+def is_host_value(value: str, strong: bool) -> bool:
+    """A value in host context names a machine. Strong contexts (MASTER_ADDR=, hostname:, a shell prompt,
+    an NCCL prefix) take any name; weak ones (Connection to, a URL) need a digit, dot or hyphen in it."""
     v = value.rstrip(".:")
-    if not v or is_loopback(v) or _IPV4ISH.match(v) or v.lower() in PUBLIC_HOSTS:
+    if not v or is_loopback(v) or _IPV4ISH.match(v) or is_public_host(v) or not is_real_value(v):
         return False
     if not any(c.isalpha() for c in v):
         return False  # "nodes: 2", an IP or a port: not a machine name
+    if "." in v and not is_fqdn(v):
+        if v.rsplit(".", 1)[-1].lower() in _FILE_SUFFIXES or v != v.lower():
+            return False  # a file name or a Python path, not a host
+    if strong:
+        return True
     if _NOT_HOST_WORDS.match(v.lower()):
         return False
-    if "." in v and not is_fqdn(v):
-        # a dotted name in host context: accept unless it is a file or module-looking name
-        last = v.rsplit(".", 1)[-1].lower()
-        if last in FILE_LIKE_TLDS or last in {"json", "yaml", "yml", "txt", "log", "h", "c", "cpp", "safetensors"}:
-            return False
-        return v == v.lower()
     return any(c.isdigit() or c in "-." for c in v)
 
 
@@ -141,7 +160,58 @@ def is_real_value(value: str, min_len: int = 1) -> bool:
 
 def email_domain_ok(email: str) -> bool:
     """An email whose domain has a public suffix (offline snapshot) or a cluster-internal one."""
-    domain = email.rsplit("@", 1)[-1].lower().rstrip(".")
+    local, _, domain = email.lower().rstrip(".").rpartition("@")
+    if local == "git" and is_public_host(domain):
+        return False  # git@github.com:org/repo.git is an SSH remote, not a person
     if domain.rsplit(".", 1)[-1] in CLUSTER_SUFFIXES:
         return True
     return bool(OFFLINE_TLD(domain).suffix)
+
+
+# ---------------------------------------------------------------- checks on a match: (text, match, start, end)
+
+_SPECIAL_TOKEN_KEY = re.compile(
+    r"(?i)(?:^|[_.-])(?:pad|eos|bos|unk|sep|cls|mask|special|start|end|image|img|audio|video|sot|eot|"
+    r"decoder_start|additional_special|chat|default|max|num|n)_?tokens?$"
+)
+
+
+def value_at_least(min_len: int):  # type: ignore[no-untyped-def]
+    return lambda text, m, s, e: is_real_value(text[s:e], min_len)
+
+
+def secret_setting(text: str, m: Any, s: int, e: int) -> bool:
+    """A KEY=value credential: not a tokenizer setting (pad_token=<pad>), not a URL's user:password."""
+    key = m.group("k") if "k" in m.re.groupindex and m.group("k") else ""
+    if key and _SPECIAL_TOKEN_KEY.search(key):
+        return False
+    if text[: m.start()].endswith("://"):
+        return False  # https://x-access-token:ghs_...@github.com: the URL password pattern owns it
+    return is_real_value(text[s:e], 8)
+
+
+def has_digit(text: str, m: Any, s: int, e: int) -> bool:
+    return any(c.isdigit() for c in text[s:e])
+
+
+def fqdn_match(text: str, m: Any, s: int, e: int) -> bool:
+    if text[e : e + 1] == "(" or in_python_context(text, s):
+        return False  # self.net(x), import foo.bar.com-style module paths
+    return is_fqdn(text[s:e])
+
+
+def node_match(text: str, m: Any, s: int, e: int) -> bool:
+    return is_node_name(text[s:e])
+
+
+def host_strong(text: str, m: Any, s: int, e: int) -> bool:
+    return is_host_value(text[s:e], True)
+
+
+def host_weak(text: str, m: Any, s: int, e: int) -> bool:
+    return is_host_value(text[s:e], False)
+
+
+def user_value(text: str, m: Any, s: int, e: int) -> bool:
+    v = text[s:e]
+    return is_real_value(v) and v not in {"root", ".", ".."}

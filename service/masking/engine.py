@@ -20,9 +20,10 @@ from presidio_analyzer.nlp_engine import NlpArtifacts, SpacyNlpEngine
 from presidio_anonymizer import AnonymizerEngine
 
 from service.errors import ConfigError
+from service.masking.base import Entry
 from service.masking.kinds import KINDS
 from service.masking.protect import overlaps, protected_spans
-from service.masking.recognizers import REGISTRY, Entry
+from service.masking.recognizers import REGISTRY
 
 
 class Span(NamedTuple):
@@ -76,8 +77,17 @@ class Masker:
             # empty artifacts, made once: our recognizers read the text, never tokens or lemmas
             self._artifacts: NlpArtifacts = self.analyzer.nlp_engine.process_text("", "en")
             self._order = {e.entity: i for i, e in enumerate(self.entries)}
-            self._prefilter = re.compile("|".join(f"(?:{e.trigger})" for e in self.entries))
-            self._triggers = [(e.entity, re.compile(e.trigger)) for e in self.entries]
+            needles = sorted({n for e in self.entries for n in e.needles}, key=len, reverse=True)
+            self._needles = re.compile("|".join(map(re.escape, needles)))
+            self._triggers = re.compile("|".join(f"(?:{e.trigger})" for e in self.entries if e.trigger))
+            self._gates = [
+                (
+                    e.entity,
+                    re.compile("|".join(map(re.escape, e.needles))) if e.needles else None,
+                    re.compile(e.trigger) if e.trigger else None,
+                )
+                for e in self.entries
+            ]
             self.find("warm-up: MASTER_ADDR=gpu-node-1 10.0.0.1 a@b.com 4111 1111 1111 1111 00:1b:21:3a:4f:5c")
         except Exception as exc:  # Presidio or spaCy set-up: a broken installation, not bad input
             raise ConfigError(
@@ -86,10 +96,17 @@ class Masker:
 
     def may_hold(self, text: str) -> bool:
         """The cheap check: False means no recognizer can match anywhere in ``text``."""
-        return self._prefilter.search(text) is not None
+        return self._triggers.search(text) is not None or self._needles.search(text.lower()) is not None
 
     def entities_for(self, text: str) -> list[str]:
-        return [entity for entity, trigger in self._triggers if trigger.search(text)]
+        """The entities whose needles or trigger occur in ``text``: only their recognizers run."""
+        low = text.lower()
+        found: list[str] = []
+        for entity, needles, trigger in self._gates:
+            if (needles is not None and needles.search(low)) or (trigger is not None and trigger.search(text)):
+                if entity not in found:
+                    found.append(entity)
+        return found
 
     def find(self, text: str) -> tuple[Span, ...]:
         """Spans to mask in ``text``: non-overlapping, credentials first (registry order), then identities."""

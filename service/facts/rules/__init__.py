@@ -1,0 +1,47 @@
+"""Signature rules: a failure's distinctive message, the facts that raise or lower it, the entry it proposes.
+
+One explicit registry (``RULES``), assembled below in priority order from one module per catalogue
+category. A rule fires when a line matches one of its ``match`` patterns and, where ``needs`` is set,
+the log also contains one of those patterns anywhere; ``unless`` patterns anywhere in the log stop it.
+``boosts`` raise (or, negative, lower) its strength when a fact or a co-occurring line says so.
+
+Strengths say how specific the message is: 0.9 and above, a message only this failure prints; 0.7-0.85,
+a specific message with a known look-alike; 0.5-0.7, a generic error that many causes share; below 0.5,
+a wrapper or a consequence. A ``consequence`` rule (ChildFailedError, a watchdog timeout, a SIGKILL)
+is how a failure *ends*: it steps aside when the log shows a cause that came first (service/facts/hits.py).
+"""
+
+from __future__ import annotations
+
+from service.facts.rules import (
+    autograd,
+    checkpoint,
+    cuda,
+    deepspeed,
+    distributed,
+    environment,
+    hardware,
+    inference,
+    infra,
+    memory,
+    model,
+    numerics,
+)
+from service.facts.rules.base import Boost, Rule
+
+RULES: tuple[Rule, ...] = (
+    *cuda.RULES,
+    *memory.RULES,
+    *hardware.RULES,
+    *inference.RULES,
+    *deepspeed.RULES,
+    *distributed.RULES,
+    *numerics.RULES,
+    *autograd.RULES,
+    *model.RULES,
+    *checkpoint.RULES,
+    *environment.RULES,
+    *infra.RULES,
+)
+
+__all__ = ["RULES", "Boost", "Rule"]
