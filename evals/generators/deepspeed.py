@@ -150,14 +150,14 @@ GPU_SPECS = {
 
 def nvidia_smi(rng: random.Random, gpu: str, n: int, driver: str, cuda: str, when: str, used_mib: int = 0,
                procs: list[tuple[int, int, str, int]] | None = None) -> list[str]:
-    """A plausible `nvidia-smi` table (format of drivers 470-560)."""
+    """A plausible `nvidia-smi` table (layout of drivers 525-550); every row is 89 characters wide."""
     mem, cap = GPU_SPECS[gpu]
-    short = gpu.replace("NVIDIA ", "")
-    name = (gpu if len(gpu) <= 24 else gpu[:23] + "...")
+    name = gpu if len(gpu) <= 26 else gpu[:23] + "..."
+    sep = "+-----------------------------------------+----------------------+----------------------+"
     lines = [
         when,
         "+---------------------------------------------------------------------------------------+",
-        f"| NVIDIA-SMI {driver:<22}Driver Version: {driver:<15}CUDA Version: {cuda:<9}|",
+        "|" + f" NVIDIA-SMI {driver:<22}Driver Version: {driver:<15}CUDA Version: {cuda:<8}".ljust(87) + "|",
         "|-----------------------------------------+----------------------+----------------------+",
         "| GPU  Name                 Persistence-M | Bus-Id        Disp.A | Volatile Uncorr. ECC |",
         "| Fan  Temp   Perf          Pwr:Usage/Cap |         Memory-Usage | GPU-Util  Compute M. |",
@@ -166,18 +166,29 @@ def nvidia_smi(rng: random.Random, gpu: str, n: int, driver: str, cuda: str, whe
     ]
     buses = ["00000000:07:00.0", "00000000:0A:00.0", "00000000:44:00.0", "00000000:4A:00.0",
              "00000000:84:00.0", "00000000:8A:00.0", "00000000:C0:00.0", "00000000:C3:00.0"]
-    if n <= 2 and "RTX" in gpu:
+    consumer = "RTX" in gpu
+    if n <= 2 and consumer:
         buses = ["00000000:01:00.0", "00000000:21:00.0"]
     for i in range(n):
-        temp = rng.randint(28, 41)
-        pw = rng.randint(int(cap * 0.1), int(cap * 0.2))
-        fan = "N/A" if "RTX" not in gpu else f"{rng.randint(0, 30)}%"
-        ecc = "0" if "RTX" not in gpu else "Off"
-        disp = "Off" if "RTX" not in gpu or i > 0 else "On"
-        lines.append(f"| {i:>3}  {name:<24}    On  | {buses[i % len(buses)]} {disp:>3} | {ecc:>20} |")
-        lines.append(f"| {fan:>3}   {temp}C    P0      {pw:>4}W / {cap:>4}W |  {used_mib:>6}MiB / {mem:>6}MiB |      0%      Default |")
-        lines.append("|                                         |                      |             Disabled |")
-        lines.append("+-----------------------------------------+----------------------+----------------------+")
+        hot = any(g == i for g, _, _, _ in (procs or []))
+        temp = rng.randint(55, 68) if hot else rng.randint(28, 41)
+        pw = rng.randint(int(cap * 0.7), int(cap * 0.95)) if hot else rng.randint(int(cap * 0.1), int(cap * 0.2))
+        fan = f"{rng.randint(0, 30)}%" if consumer else "N/A"
+        ecc = "Off" if consumer else "0"
+        disp = "On" if consumer and i == 0 else "Off"
+        c1 = f"{i:>4}  {name}".ljust(37) + "On  "
+        c2 = f" {buses[i % len(buses)]} {disp:>3} "
+        c3 = f"{ecc:>21} "
+        d1 = f" {fan:>3}   {temp}C    P0"
+        tail = f"{pw}W / {cap}W "
+        d1 = d1 + " " * (41 - len(d1) - len(tail)) + tail
+        busy = sum(m for g, _, _, m in (procs or []) if g == i)
+        d2 = f"{used_mib + busy + (4 if busy else 0)}MiB / {mem}MiB ".rjust(22)
+        d3 = f"{(str(rng.randint(93, 100)) + '%') if busy else '0%':>7}      Default "
+        lines.append(f"|{c1}|{c2}|{c3}|")
+        lines.append(f"|{d1}|{d2}|{d3}|")
+        lines.append("|                                         |                      |" + ("N/A " if consumer else "Disabled ").rjust(22) + "|")
+        lines.append(sep)
     lines += [
         "",
         "+---------------------------------------------------------------------------------------+",
@@ -190,8 +201,9 @@ def nvidia_smi(rng: random.Random, gpu: str, n: int, driver: str, cuda: str, whe
         lines.append("|  No running processes found                                                           |")
     else:
         for g, pid, pname, mib in procs:
-            lines.append(f"|  {g:>4}   N/A  N/A  {pid:>9}      C   {pname:<38}{mib:>6}MiB |")
+            lines.append("|" + f"  {g:>3}   N/A  N/A  {pid:>9}      C   {pname:<38}{mib:>6}MiB ".ljust(87) + "|")
     lines.append("+---------------------------------------------------------------------------------------+")
+    assert all(len(x) == 89 for x in lines[1:] if x), [x for x in lines[1:] if x and len(x) != 89]
     return lines
 
 
@@ -2426,3 +2438,529 @@ def case_nan_sklearn_eval() -> Case:
         facts={"launcher": "python", "precision": "bf16", "failure_step": "500"},
         must_mention=["NaN", "learning rate"],
     )
+
+
+# ==================================================================================================
+# fp16-loss-scale-underflow
+# ==================================================================================================
+
+def overflow_cascade(clock: Clock, v: str, start_scale: int, hysteresis: bool, prefix: str = "", step0: int = 0,
+                     step_lines: bool = True, lr: str = "0.0003", skipped0: int = 0, every: int = 1) -> tuple[list[str], int]:
+    L = DS_LOC[v]
+    out = []
+    scale = start_scale
+    step = step0
+    skipped = skipped0
+    if hysteresis:
+        step += 1
+        skipped += 1
+        out.append(prefix + ds_line(clock, "loss_scaler.py:190:update_scale",
+                                    f"[deepspeed] OVERFLOW! Rank 0 Skipping step. Attempted loss scale: {scale}, but hysteresis is 2. Reducing hysteresis to 1", lo=5, hi=7))
+    while scale > 1:
+        step += 1
+        skipped += 1
+        out.append(prefix + ds_line(clock, "loss_scaler.py:183:update_scale",
+                                    f"[deepspeed] OVERFLOW! Rank 0 Skipping step. Attempted loss scale: {scale}, reducing to {scale // 2}", lo=5, hi=7))
+        scale //= 2
+        if step_lines and step % 10 == 0:
+            out.append(prefix + ds_line(clock, L["log_dist"], f"[Rank 0] step={step}, skipped={skipped}, lr=[{lr}], mom=[(0.9, 0.95)]", lo=0, hi=0.01))
+    return out, step
+
+
+def loss_scale_exc_frames(site: str, v: str, stage: int) -> list[tuple]:
+    eng = {"0.9.5": (2053, 1960), "0.12.6": (2148, 2054)}[v]
+    fr = [(f"{site}/deepspeed/runtime/engine.py", eng[0], "step", "self._take_model_step(lr_kwargs)"),
+          (f"{site}/deepspeed/runtime/engine.py", eng[1], "_take_model_step", "self.optimizer.step()")]
+    if stage in (1, 2):
+        ln = {"0.9.5": (1657, 1906), "0.12.6": (1778, 2029)}[v]
+        fr += [(f"{site}/deepspeed/runtime/zero/stage_1_and_2.py", ln[0], "step", "self._update_scale(self.overflow)"),
+               (f"{site}/deepspeed/runtime/zero/stage_1_and_2.py", ln[1], "_update_scale", "self.loss_scaler.update_scale(has_overflow)")]
+    else:
+        ln = {"0.9.5": (1807, 1757, 2079), "0.12.6": (1946, 1894, 2281)}[v]
+        fr += [(f"{site}/deepspeed/utils/nvtx.py", 15, "wrapped_fn", "ret_val = func(*args, **kwargs)"),
+               (f"{site}/deepspeed/runtime/zero/stage3.py", ln[0], "step", "if self._overflow_check_and_loss_scale_update():"),
+               (f"{site}/deepspeed/utils/nvtx.py", 15, "wrapped_fn", "ret_val = func(*args, **kwargs)"),
+               (f"{site}/deepspeed/runtime/zero/stage3.py", ln[1], "_overflow_check_and_loss_scale_update", "self._update_scale(self.overflow)"),
+               (f"{site}/deepspeed/runtime/zero/stage3.py", ln[2], "_update_scale", "self.loss_scaler.update_scale(has_overflow)")]
+    fr.append((f"{site}/deepspeed/runtime/fp16/loss_scaler.py", 175, "update_scale", "raise Exception("))
+    return fr
+
+
+MIN_SCALE_EXC = "Exception: Current loss scale already at minimum - cannot decrease scale anymore. Exiting run."
+
+
+def case_fp16_ds_v100_spike() -> Case:
+    rng = random.Random(801)
+    clock = Clock("2023-06-27 04:10:33", rng)
+    v = "0.9.5"
+    L = DS_LOC[v]
+    site = "/opt/conda/lib/python3.10/site-packages"
+    proj = "/workspace/gpt-1.3b"
+    out = ["+ nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv",
+           "name, driver_version, memory.total [MiB]"] + ["Tesla V100-SXM2-32GB, 470.182.03, 32768 MiB"] * 8
+    out += ["+ deepspeed --num_gpus 8 train_gpt.py --config configs/gpt1.3b.yaml --deepspeed_config configs/ds_fp16_z2.json --resume runs/gpt1.3b/latest"]
+    world = {"localhost": list(range(8))}
+    script = ["train_gpt.py", "--config", "configs/gpt1.3b.yaml", "--deepspeed_config", "configs/ds_fp16_z2.json", "--resume", "runs/gpt1.3b/latest"]
+    out += [h.replace("/usr/bin/python3", "/opt/conda/bin/python") for h in ds_launcher_header(clock, v, world, 0, "127.0.0.1", 29500, script) if "Detected" not in h]
+    out += ["[train] resumed at step 4100 (tokens seen 8.6B), loss scale 32768.0"]
+    loss = 2.71
+    step = 4100
+    for step in range(4110, 4211, 10):
+        clock.tick(55, 60)
+        loss *= rng.uniform(0.997, 1.001)
+        out.append(ds_line(clock, L["log_dist"], f"[Rank 0] step={step}, skipped={37 + (1 if step == 4160 else 0) + (1 if step > 4160 else 0)}, lr=[0.00019731], mom=[(0.9, 0.95)]", lo=0, hi=0.01))
+        out.append(f"iter {step:6d} | loss {loss:.4f} | lr 1.973e-04 | loss_scale {32768.0 if step < 4160 else 16384.0:.1f} | {rng.uniform(5.4, 5.7):.2f} s/it")
+        if step == 4150:
+            out.append(ds_line(clock, "loss_scaler.py:183:update_scale", "[deepspeed] OVERFLOW! Rank 0 Skipping step. Attempted loss scale: 32768, reducing to 16384", lo=2, hi=4))
+    out += ["iter   4213 | loss 3.9876 | lr 1.973e-04 | loss_scale 16384.0 | 5.61 s/it",
+            "iter   4214 | loss 7.2210 | lr 1.973e-04 | loss_scale 16384.0 | 5.58 s/it"]
+    casc, last = overflow_cascade(clock, v, 16384, hysteresis=False, step0=4214, lr="0.00019731", skipped0=39)
+    out += casc
+    frames = [(f"{proj}/train_gpt.py", 287, "<module>", "main()"),
+              (f"{proj}/train_gpt.py", 241, "main", "model_engine.step()")] + loss_scale_exc_frames(site, v, 2)
+    out += interleave([tb(frames, MIN_SCALE_EXC) for _ in range(8)], rng, 1, 4)
+    for p in [20177 + i for i in range(8)]:
+        out.append(ds_line(clock, L["launch_kill"], f"Killing subprocess {p}", lo=0.2, hi=0.5))
+    cmd = ["/opt/conda/bin/python", "-u", "train_gpt.py", "--local_rank=7"] + script[1:]
+    out.append(ds_line(clock, L["launch_err"], f"{cmd} exits with return code = 1", level="ERROR"))
+    return Case(
+        case_id="fp16-loss-scale-underflow-ds-v100-spike-01",
+        label="fp16-loss-scale-underflow", difficulty="easy",
+        description="GPT 1.3B, ZeRO-2 fp16 on 8x V100: a loss spike at step ~4213, then every step overflows, the scale halves from 16384 to 1 and DeepSpeed raises 'Current loss scale already at minimum'",
+        files={"train.log": "\n".join(out)},
+        facts={"gpu_model": "Tesla V100-SXM2-32GB", "gpu_count": "8", "driver_version": "470.182.03", "launcher": "deepspeed",
+               "precision": "fp16", "world_size": "8"},
+        must_mention=["overflow", "loss scale"],
+    )
+
+
+def case_fp16_hf_t5_t4() -> Case:
+    rng = random.Random(802)
+    clock = Clock("2024-02-02 18:40:12", rng)
+    v = "0.12.6"
+    L = DS_LOC[v]
+    site = "/opt/conda/lib/python3.10/site-packages"
+    proj = "/home/jupyter/summarize"
+    out = ["$ accelerate launch --use_deepspeed --zero_stage 2 --mixed_precision fp16 --num_processes 4 train_summ.py --model google/flan-t5-large --dataset cnn_dailymail --fp16 --per_device_train_batch_size 4 --learning_rate 3e-4"]
+    for ln in ["", "*****************************************",
+               "Setting OMP_NUM_THREADS environment variable for each process to be 1 in default, to avoid your system being overloaded, please further tune the variable for optimal performance in your application as needed. ",
+               "*****************************************"]:
+        out.append(f"[{clock.ds(0.0, 0.001)}] torch.distributed.run: [WARNING] {ln}")
+    blocks = []
+    for r in range(4):
+        b = [ds_line(clock, L["accel"], "Setting ds_accelerator to cuda (auto detect)", lo=0.5, hi=1.0),
+             ds_line(clock, L["cdb"], "cdb=None", lo=0.5, hi=1.0)]
+        if r == 0:
+            b.append(ds_line(clock, L["comm_init"], "Initializing TorchBackend in DeepSpeed with backend nccl"))
+        blocks.append(b)
+    out += interleave(blocks, rng, 1, 2)
+    out += ["02/02/2024 18:40:31 - INFO - __main__ - Distributed environment: DEEPSPEED  Backend: nccl",
+            "Num processes: 4",
+            "Process index: 0",
+            "Local process index: 0",
+            "Device: cuda:0",
+            "",
+            "Mixed precision type: fp16",
+            "ds_config: {'train_batch_size': 'auto', 'train_micro_batch_size_per_gpu': 'auto', 'gradient_accumulation_steps': 1, 'zero_optimization': {'stage': 2, 'offload_optimizer': {'device': 'none', 'nvme_path': None}, 'offload_param': {'device': 'none', 'nvme_path': None}, 'stage3_gather_16bit_weights_on_model_save': False}, 'gradient_clipping': 1.0, 'steps_per_print': inf, 'fp16': {'enabled': True, 'auto_cast': True}, 'bf16': {'enabled': False}, 'zero_allow_untested_optimizer': True}",
+            "",
+            "02/02/2024 18:40:31 - INFO - __main__ - GPU: Tesla T4 (compute capability 7.5) x4; bf16 not available, using fp16",
+            "Map: 100%|██████████| 287113/287113 [02:11<00:00, 2183.54 examples/s]"]
+    out += ds_engine_init_lines(clock, v, 2, "torch.float16", "adamw")
+    out += ["  0%|          | 0/17945 [00:00<?, ?it/s]"]
+    casc, last = overflow_cascade(clock, v, 65536, hysteresis=True, step_lines=False)
+    prog = []
+    for i, ln in enumerate(casc):
+        prog.append(ln)
+        prog.append(f"  0%|          | {i + 1}/17945 [00:{(i + 1) * 6 // 60:02d}:{(i + 1) * 6 % 60:02d}<29:4{rng.randint(0, 9)}:{rng.randint(10, 59)},  5.9{rng.randint(0, 9)}s/it]".replace("[00:00:", "[00:").replace("[00:01:", "[01:"))
+    out += prog
+    head = [(f"{proj}/train_summ.py", 322, "<module>", "main()"),
+            (f"{proj}/train_summ.py", 268, "main", "accelerator.backward(loss)"),
+            (f"{site}/accelerate/accelerator.py", 1899, "backward", "self.deepspeed_engine_wrapped.backward(loss, **kwargs)"),
+            (f"{site}/accelerate/utils/deepspeed.py", 176, "backward", "self.engine.step()")]
+    frames = head + loss_scale_exc_frames(site, v, 2)
+    out += interleave([tb(frames, MIN_SCALE_EXC) for _ in range(4)], rng, 2, 5)
+    when = clock.tick(1, 2).strftime("%Y-%m-%d_%H:%M:%S")
+    thead = [("/opt/conda/bin/accelerate", 8, "<module>", "sys.exit(main())"),
+             (f"{site}/accelerate/commands/accelerate_cli.py", 47, "main", "args.func(args)"),
+             (f"{site}/accelerate/commands/launch.py", 1002, "launch_command", "deepspeed_launcher(args)"),
+             (f"{site}/accelerate/commands/launch.py", 718, "deepspeed_launcher", "distrib_run.run(args)"),
+             (f"{site}/torch/distributed/run.py", 797, "run", "elastic_launch("),
+             (f"{site}/torch/distributed/launcher/api.py", 134, "__call__", "return launch_agent(self._config, self._entrypoint, list(args))"),
+             (f"{site}/torch/distributed/launcher/api.py", 264, "launch_agent", "raise ChildFailedError(")]
+    out += torchrun_failure_21(clock, "train_summ.py", "summ-t4-vm", [(0, 1, 7741), (1, 1, 7742), (3, 1, 7744)], [7743], when,
+                               "/opt/conda/bin/python", thead)
+    return Case(
+        case_id="fp16-loss-scale-underflow-flan-t5-t4-02",
+        label="fp16-loss-scale-underflow", difficulty="medium",
+        description="accelerate + DeepSpeed ZeRO-2 fp16 fine-tune of flan-t5-large (bf16-pretrained, overflows in fp16) on 4x T4: overflow from the first step, scale 65536 -> 1 in 17 steps, exception inside accelerator.backward -> engine.step, ChildFailedError last",
+        files={"train.log": "\n".join(out)},
+        facts={"gpu_model": "Tesla T4", "launcher": "accelerate", "precision": "fp16", "world_size": "4", "zero_stage": "2",
+               "deepspeed_version": "0.12.6"},
+        must_mention=["fp16", "overflow", "T5"],
+    )
+
+
+def case_fp16_fairseq() -> Case:
+    rng = random.Random(803)
+    t = dt.datetime(2023, 5, 10, 7, 58, 40)
+
+    def ts(sec: float) -> str:
+        nonlocal t
+        t += dt.timedelta(seconds=sec)
+        return t.strftime("%Y-%m-%d %H:%M:%S")
+
+    env = "/opt/conda/lib/python3.8/site-packages"
+    out = ["$ fairseq-train data-bin/wmt17_en_de --arch transformer_vaswani_wmt_en_de_big --share-all-embeddings --optimizer adam --adam-betas '(0.9, 0.98)' --clip-norm 0.0 --lr 0.001 --lr-scheduler inverse_sqrt --warmup-updates 4000 --dropout 0.3 --weight-decay 0.0 --criterion label_smoothed_cross_entropy --label-smoothing 0.1 --max-tokens 4096 --update-freq 4 --fp16 --save-dir checkpoints/wmt17_big --restore-file checkpoint_last.pt",
+           f"{ts(0)} | INFO | fairseq.distributed.utils | distributed init (rank 0): tcp://localhost:18224",
+           f"{ts(1)} | INFO | fairseq.distributed.utils | distributed init (rank 1): tcp://localhost:18224",
+           f"{ts(0)} | INFO | torch.distributed.distributed_c10d | Added key: store_based_barrier_key:1 to store for rank: 1",
+           f"{ts(0)} | INFO | torch.distributed.distributed_c10d | Added key: store_based_barrier_key:1 to store for rank: 0",
+           f"{ts(0)} | INFO | torch.distributed.distributed_c10d | Rank 0: Completed store-based barrier for key:store_based_barrier_key:1 with 2 nodes.",
+           f"{ts(0)} | INFO | fairseq.distributed.utils | initialized host v100-dev as rank 0",
+           f"{ts(0)} | INFO | fairseq.distributed.utils | initialized host v100-dev as rank 1",
+           f"{ts(1)} | INFO | fairseq_cli.train | {{'_name': None, 'common': {{'_name': None, 'no_progress_bar': False, 'log_interval': 100, 'log_format': None, 'log_file': None, 'aim_repo': None, 'aim_run_hash': None, 'tensorboard_logdir': None, 'wandb_project': None, 'azureml_logging': False, 'seed': 1, 'cpu': False, 'tpu': False, 'bf16': False, 'memory_efficient_bf16': False, 'fp16': True, 'memory_efficient_fp16': False, 'fp16_no_flatten_grads': False, 'fp16_init_scale': 128, 'fp16_scale_window': None, 'fp16_scale_tolerance': 0.0, 'on_cpu_convert_precision': False, 'min_loss_scale': 0.0001, 'threshold_loss_scale': None, 'amp': False, 'amp_batch_retries': 2, 'amp_init_scale': 128, 'amp_scale_window': None, 'user_dir': None, 'empty_cache_freq': 0, 'all_gather_list_size': 16384, 'model_parallel_size': 1, 'quantization_config_path': None, 'profile': False, 'reset_logging': False, 'suppress_crashes': False, 'use_plasma_view': False, 'plasma_path': '/tmp/plasma'}}, ...}}",
+           f"{ts(2)} | INFO | fairseq.tasks.translation | [en] dictionary: 32768 types",
+           f"{ts(0)} | INFO | fairseq.tasks.translation | [de] dictionary: 32768 types",
+           f"{ts(9)} | INFO | fairseq_cli.train | TransformerModel(",
+           "  (encoder): TransformerEncoderBase(",
+           "    (dropout_module): FairseqDropout()",
+           "    (embed_tokens): Embedding(32768, 1024, padding_idx=1)",
+           "    (embed_positions): SinusoidalPositionalEmbedding()",
+           "    (layers): ModuleList(",
+           "      (0-5): 6 x TransformerEncoderLayerBase(...)",
+           "    )",
+           "  )",
+           "  (decoder): TransformerDecoderBase(...)",
+           ")",
+           f"{ts(0)} | INFO | fairseq_cli.train | task: TranslationTask",
+           f"{ts(0)} | INFO | fairseq_cli.train | model: TransformerModel",
+           f"{ts(0)} | INFO | fairseq_cli.train | criterion: LabelSmoothedCrossEntropyCriterion",
+           f"{ts(0)} | INFO | fairseq_cli.train | num. shared model params: 209,911,808 (num. trained: 209,911,808)",
+           f"{ts(1)} | INFO | fairseq.utils | ***********************CUDA enviroments for all 2 workers***********************",
+           f"{ts(0)} | INFO | fairseq.utils | rank   0: capabilities =  7.0  ; total memory = 31.749 GB ; name = Tesla V100-SXM2-32GB",
+           f"{ts(0)} | INFO | fairseq.utils | rank   1: capabilities =  7.0  ; total memory = 31.749 GB ; name = Tesla V100-SXM2-32GB",
+           f"{ts(0)} | INFO | fairseq.utils | ***********************CUDA enviroments for all 2 workers***********************",
+           f"{ts(0)} | INFO | fairseq_cli.train | training on 2 devices (GPUs/TPUs)",
+           f"{ts(0)} | INFO | fairseq_cli.train | max tokens per device = 4096 and max sentences per device = None",
+           f"{ts(3)} | INFO | fairseq.trainer | Preparing to load checkpoint checkpoints/wmt17_big/checkpoint_last.pt",
+           f"{ts(6)} | INFO | fairseq.trainer | Loaded checkpoint checkpoints/wmt17_big/checkpoint_last.pt (epoch 6 @ 21840 updates)",
+           f"{ts(0)} | INFO | fairseq.trainer | loading train data for epoch 6",
+           f"{ts(4)} | INFO | fairseq.data.data_utils | loaded 5,906,184 examples from: data-bin/wmt17_en_de/train.en-de.en",
+           f"{ts(0)} | INFO | fairseq.data.data_utils | loaded 5,906,184 examples from: data-bin/wmt17_en_de/train.en-de.de",
+           f"{ts(0)} | INFO | fairseq.tasks.translation | data-bin/wmt17_en_de train en-de 5906184 examples",
+           f"{ts(2)} | INFO | fairseq.trainer | begin training epoch 6",
+           f"{ts(0)} | INFO | fairseq_cli.train | Start iterating over samples"]
+    upd = 21840
+    loss = 4.112
+    scale = 64
+    for i in range(1, 13):
+        upd += 100
+        if i <= 9:
+            loss *= rng.uniform(0.997, 1.002)
+        else:
+            loss *= rng.uniform(1.15, 1.5)
+        gn = rng.uniform(0.28, 0.36) if i <= 9 else rng.uniform(2.5, 9.0) * i
+        out.append(f"{ts(rng.uniform(96, 101))} | INFO | train_inner | epoch 006:    {i * 100:>4} / 3640 loss={loss:.3f}, nll_loss={loss * 0.72:.3f}, ppl={2 ** (loss * 0.72):.2f}, wps={rng.uniform(37000, 38500):.1f}, ups={rng.uniform(1.0, 1.05):.2f}, wpb={rng.uniform(30100, 30300):.1f}, bsz={rng.uniform(1020, 1050):.1f}, num_updates={upd}, lr={0.001 * (4000 ** 0.5) / (upd ** 0.5):.6g}, gnorm={gn:.3f}, loss_scale={scale}, train_wall={rng.randint(95, 99)}, gb_free={rng.uniform(9.1, 10.4):.1f}, wall={int((t - dt.datetime(2023, 5, 10, 7, 58, 40)).total_seconds())}")
+    s = float(scale)
+    while True:
+        s /= 2
+        if s <= 0.0001:
+            break
+        out.append(f"{ts(rng.uniform(0.9, 1.2))} | INFO | fairseq.trainer | NOTE: gradient overflow detected, ignoring gradient, setting loss scale to: {s}")
+    out += [f"{ts(1)} | INFO | fairseq.trainer | Saving checkpoint to /home/kwame/mt/checkpoints/wmt17_big/crash.pt",
+            f"{ts(9)} | INFO | fairseq.trainer | Finished saving checkpoint to /home/kwame/mt/checkpoints/wmt17_big/crash.pt",
+            f"{ts(1)} | WARNING | fairseq.nan_detector | Inf detected in output of decoder.layers.4.fc2, shape: torch.Size([2304, 4, 1024]), forward"]
+    frames = [("/opt/conda/bin/fairseq-train", 8, "<module>", "sys.exit(cli_main())"),
+              (f"{env}/fairseq_cli/train.py", 557, "cli_main", "distributed_utils.call_main(cfg, main)"),
+              (f"{env}/fairseq/distributed/utils.py", 369, "call_main", "main(cfg, **kwargs)"),
+              (f"{env}/fairseq_cli/train.py", 190, "main", "valid_losses, should_stop = train(cfg, trainer, task, epoch_itr)"),
+              ("/opt/conda/lib/python3.8/contextlib.py", 75, "inner", "return func(*args, **kwds)"),
+              (f"{env}/fairseq_cli/train.py", 316, "train", "log_output = trainer.train_step(samples)"),
+              ("/opt/conda/lib/python3.8/contextlib.py", 75, "inner", "return func(*args, **kwds)"),
+              (f"{env}/fairseq/trainer.py", 930, "train_step", "grad_norm = self.clip_grad_norm(self.cfg.optimization.clip_norm)"),
+              (f"{env}/fairseq/trainer.py", 1264, "clip_grad_norm", "return self.optimizer.clip_grad_norm("),
+              (f"{env}/fairseq/optim/fp16_optimizer.py", 201, "clip_grad_norm", "self.scaler.check_overflow(grad_norm)"),
+              (f"{env}/fairseq/optim/dynamic_loss_scaler.py", 61, "check_overflow", "raise FloatingPointError(")]
+    out += tb(frames, "FloatingPointError: Minimum loss scale reached (0.0001). Your loss is probably exploding. Try lowering the learning rate, using gradient clipping or increasing the batch size.")
+    return Case(
+        case_id="fp16-loss-scale-underflow-fairseq-wmt-03",
+        label="fp16-loss-scale-underflow", difficulty="easy",
+        description="fairseq transformer-big fp16 on 2x V100, --clip-norm 0: loss and gnorm climb after ~900 updates, fairseq halves the loss scale every step down to the minimum and raises FloatingPointError (NanDetector finds Inf in decoder fc2)",
+        files={"train.log": "\n".join(out)},
+        facts={"gpu_model": "Tesla V100-SXM2-32GB", "precision": "fp16", "world_size": "2"},
+        must_mention=["overflow", "clip"],
+        secrets=["kwame"],
+    )
+
+
+def case_fp16_bf16_ckpt_v100() -> Case:
+    rng = random.Random(804)
+    clock = Clock("2024-01-09 20:31:05", rng)
+    v = "0.12.6"
+    L = DS_LOC[v]
+    site = "/opt/conda/lib/python3.10/site-packages"
+    proj = "/mnt/work/ft-13b"
+    out = ["WARNING:torch.distributed.run:",
+           "*****************************************",
+           "Setting OMP_NUM_THREADS environment variable for each process to be 1 in default, to avoid your system being overloaded, please further tune the variable for optimal performance in your application as needed. ",
+           "*****************************************"]
+    out = ["+ torchrun --nproc_per_node 8 --tee 3 finetune.py --config cfg/13b_v100.yaml --resume /mnt/ckpt/13b-a100-run/ --deepspeed cfg/ds_z3_fp16.json"] + out
+    blocks = []
+    for lr in range(8):
+        p = f"[default{lr}]:"
+        b = [p + ds_line(clock, L["accel"], "Setting ds_accelerator to cuda (auto detect)", lo=0.3, hi=0.8),
+             p + ds_line(clock, L["cdb"], "cdb=None", lo=0.5, hi=1.0)]
+        if lr == 0:
+            b.append(p + ds_line(clock, L["comm_init"], "Initializing TorchBackend in DeepSpeed with backend nccl"))
+        blocks.append(b)
+    out += interleave(blocks, rng, 1, 2)
+    p0 = "[default0]:"
+    out += [p0 + "[ft] device: Tesla V100-SXM2-32GB (sm_70) x8 -> bf16 unsupported, switching precision to fp16",
+            p0 + ds_line(clock, "partition_parameters.py:348:__exit__", "finished initializing model - num_params = 363, num_elems = 13.02B", lo=30, hi=40)]
+    out += [p0 + ln for ln in ds_engine_init_lines(clock, v, 3, "torch.float16", "adamw")]
+    blocks = []
+    for lr in range(8):
+        p = f"[default{lr}]:"
+        blocks.append([p + ds_line(clock, "torch_checkpoint_engine.py:27:load", f"[Torch] Loading checkpoint from /mnt/ckpt/13b-a100-run/global_step3000/zero_pp_rank_{lr}_mp_rank_00_model_states.pt...", lo=0.2, hi=0.4),
+                       p + ds_line(clock, "torch_checkpoint_engine.py:29:load", f"[Torch] Loaded checkpoint from /mnt/ckpt/13b-a100-run/global_step3000/zero_pp_rank_{lr}_mp_rank_00_model_states.pt.", lo=5, hi=9)])
+    out += interleave(blocks, rng, 1, 1)
+    out += [p0 + ds_line(clock, "engine.py:2999:_get_all_zero_checkpoints", "Loading bf16 zero checkpoints into fp16 training engine", level="WARNING", lo=1, hi=2),
+            p0 + ds_line(clock, "torch_checkpoint_engine.py:27:load", "[Torch] Loading checkpoint from /mnt/ckpt/13b-a100-run/global_step3000/bf16_zero_pp_rank_0_mp_rank_00_optim_states.pt...", lo=0.1, hi=0.2),
+            p0 + ds_line(clock, "torch_checkpoint_engine.py:29:load", "[Torch] Loaded checkpoint from /mnt/ckpt/13b-a100-run/global_step3000/bf16_zero_pp_rank_0_mp_rank_00_optim_states.pt.", lo=20, hi=30),
+            p0 + ds_line(clock, "engine.py:2988:_get_all_zero_checkpoint_state_dicts", "successfully read 8 ZeRO state_dicts for rank 0", lo=0.1, hi=0.3),
+            p0 + ds_line(clock, "engine.py:2920:_load_zero_checkpoint", "loading 8 zero partition checkpoints for rank 0", lo=5, hi=8),
+            p0 + "[ft] resumed from global_step3000, continuing at step 3001"]
+    casc, last = overflow_cascade(clock, v, 65536, hysteresis=True, prefix=p0, step0=3000, lr="1.5e-05", skipped0=0)
+    out += casc
+    head = [(f"{proj}/finetune.py", 402, "<module>", "main()"),
+            (f"{proj}/finetune.py", 355, "main", "engine.step()")]
+    t = tb(head + loss_scale_exc_frames(site, v, 3), MIN_SCALE_EXC)
+    out += interleave([[f"[default{lr}]:" + ln for ln in t] for lr in range(8)], rng, 2, 6)
+    out += ["WARNING:torch.distributed.elastic.multiprocessing.api:Sending process 66012 closing signal SIGTERM",
+            "ERROR:torch.distributed.elastic.multiprocessing.api:failed (exitcode: 1) local_rank: 0 (pid: 66005) of binary: /opt/conda/bin/python"]
+    head2 = [("/opt/conda/bin/torchrun", 33, "<module>", "sys.exit(load_entry_point('torch==2.0.1', 'console_scripts', 'torchrun')())"),
+             (f"{site}/torch/distributed/elastic/multiprocessing/errors/__init__.py", 346, "wrapper", "return f(*args, **kwargs)"),
+             (f"{site}/torch/distributed/run.py", 794, "main", "run(args)"),
+             (f"{site}/torch/distributed/run.py", 785, "run", "elastic_launch("),
+             (f"{site}/torch/distributed/launcher/api.py", 134, "__call__", "return launch_agent(self._config, self._entrypoint, list(args))"),
+             (f"{site}/torch/distributed/launcher/api.py", 250, "launch_agent", "raise ChildFailedError(")]
+    out += tb(head2, "torch.distributed.elastic.multiprocessing.errors.ChildFailedError: ")
+    when = clock.t.strftime("%Y-%m-%d_%H:%M:%S")
+    out += ["============================================================", "finetune.py FAILED",
+            "------------------------------------------------------------", "Failures:"]
+    for i, (lr, pid) in enumerate([(3, 66008), (1, 66006), (5, 66010), (2, 66007), (4, 66009), (6, 66011)], 1):
+        out += [f"[{i}]:", f"  time      : {when}", "  host      : v100-train-03", f"  rank      : {lr} (local_rank: {lr})",
+                f"  exitcode  : 1 (pid: {pid})", "  error_file: <N/A>",
+                "  traceback : To enable traceback see: https://pytorch.org/docs/stable/elastic/errors.html"]
+    out += ["------------------------------------------------------------", "Root Cause (first observed failure):", "[0]:",
+            f"  time      : {when}", "  host      : v100-train-03", "  rank      : 0 (local_rank: 0)",
+            "  exitcode  : 1 (pid: 66005)", "  error_file: <N/A>",
+            "  traceback : To enable traceback see: https://pytorch.org/docs/stable/elastic/errors.html",
+            "============================================================"]
+    return Case(
+        case_id="fp16-loss-scale-underflow-bf16-ckpt-on-v100-04",
+        label="fp16-loss-scale-underflow", difficulty="medium",
+        description="13B ZeRO-3 run trained in bf16 on A100s resumed in fp16 on 8x V100 ('Loading bf16 zero checkpoints into fp16 training engine'): every step overflows from the first resumed step, the scale falls 65536 -> 1 and DeepSpeed stops; torchrun summary last",
+        files={"train.log": "\n".join(out)},
+        facts={"launcher": "torchrun", "precision": "fp16", "zero_stage": "3", "world_size": "8", "deepspeed_version": "0.12.6"},
+        must_mention=["fp16", "bf16", "overflow"],
+    )
+
+
+# ==================================================================================================
+# bf16-unsupported
+# ==================================================================================================
+
+def case_bf16_hf_colab_t4() -> Case:
+    rng = random.Random(901)
+    site = "/usr/local/lib/python3.10/dist-packages"
+    hf_tok = fake_hf_token(rng)
+    out = ["!nvidia-smi --query-gpu=name,compute_cap,driver_version --format=csv",
+           "name, compute_cap, driver_version",
+           "Tesla T4, 7.5, 535.104.05",
+           "!pip -q install transformers==4.36.2 accelerate==0.25.0 peft==0.7.1 bitsandbytes==0.41.3 datasets trl==0.7.4",
+           "!python -c \"import torch; print(torch.__version__, torch.cuda.is_bf16_supported())\"",
+           "2.1.0+cu121 False",
+           f"!HF_TOKEN={hf_tok} python qlora_sft.py --model_id meta-llama/Llama-2-7b-chat-hf --dataset timdettmers/openassistant-guanaco --bf16 True --output_dir /content/out",
+           "2024-01-15 09:12:44.101883: E external/local_xla/xla/stream_executor/cuda/cuda_dnn.cc:9261] Unable to register cuDNN factory: Attempting to register factory for plugin cuDNN when one has already been registered",
+           "2024-01-15 09:12:44.101950: E external/local_xla/xla/stream_executor/cuda/cuda_fft.cc:607] Unable to register cuFFT factory: Attempting to register factory for plugin cuFFT when one has already been registered",
+           "2024-01-15 09:12:44.103312: E external/local_xla/xla/stream_executor/cuda/cuda_blas.cc:1515] Unable to register cuBLAS factory: Attempting to register factory for plugin cuBLAS when one has already been registered",
+           "2024-01-15 09:12:45.392106: W tensorflow/compiler/tf2tensorrt/utils/py_utils.cc:38] TF-TRT Warning: Could not find TensorRT"]
+    frames = [("/content/qlora_sft.py", 148, "<module>", "main()"),
+              ("/content/qlora_sft.py", 93, "main", "model_args, data_args, training_args = parser.parse_args_into_dataclasses()"),
+              (f"{site}/transformers/hf_argparser.py", 338, "parse_args_into_dataclasses", "obj = dtype(**inputs)"),
+              ("<string>", 124, "__init__", ""),
+              (f"{site}/transformers/training_args.py", 1438, "__post_init__", "raise ValueError(")]
+    out += tb(frames, "ValueError: Your setup doesn't support bf16/gpu. You need torch>=1.10, using Ampere GPU with cuda>=11.0")
+    return Case(
+        case_id="bf16-unsupported-hf-trainer-colab-t4-01",
+        label="bf16-unsupported", difficulty="easy",
+        description="Colab T4 (compute capability 7.5), torch 2.1 + transformers 4.36: --bf16 True fails in TrainingArguments.__post_init__ with \"Your setup doesn't support bf16/gpu\"",
+        files={"colab_output.txt": "\n".join(out)},
+        facts={"gpu_model": "Tesla T4", "compute_capability": "7.5", "driver_version": "535.104.05", "transformers_version": "4.36.2",
+               "launcher": "python", "precision": "bf16"},
+        must_mention=["fp16", "T4"],
+        secrets=[hf_tok],
+    )
+
+
+def case_bf16_lightning_v100() -> Case:
+    site = "/opt/conda/lib/python3.10/site-packages"
+    proj = "/workspace/seg"
+    out = ["(base) root@v100-dev:/workspace/seg# python train.py fit --config configs/segformer_b2.yaml --trainer.precision bf16-mixed",
+           "Seed set to 42",
+           "Using bfloat16 Automatic Mixed Precision (AMP)",
+           "GPU available: True (cuda), used: True",
+           "TPU available: False, using: 0 TPU cores",
+           "IPU available: False, using: 0 IPUs",
+           "HPU available: False, using: 0 HPUs",
+           "LOCAL_RANK: 0 - CUDA_VISIBLE_DEVICES: [0]",
+           "",
+           "  | Name      | Type                             | Params",
+           "-------------------------------------------------------------------",
+           "0 | model     | SegformerForSemanticSegmentation | 27.4 M",
+           "1 | loss_fn   | CrossEntropyLoss                 | 0     ",
+           "2 | train_iou | MulticlassJaccardIndex           | 0     ",
+           "3 | val_iou   | MulticlassJaccardIndex           | 0     ",
+           "-------------------------------------------------------------------",
+           "27.4 M    Trainable params",
+           "0         Non-trainable params",
+           "27.4 M    Total params",
+           "109.420   Total estimated model params size (MB)",
+           "Sanity Checking: |          | 0/? [00:00<?, ?it/s]",
+           "Sanity Checking:   0%|          | 0/2 [00:00<?, ?it/s]",
+           "Sanity Checking DataLoader 0:   0%|          | 0/2 [00:00<?, ?it/s]"]
+    L = f"{site}/lightning/pytorch"
+    frames = [(f"{proj}/train.py", 41, "<module>", "cli_main()"),
+              (f"{proj}/train.py", 37, "cli_main", "LightningCLI(SegModule, ADE20KDataModule, save_config_kwargs={\"overwrite\": True})"),
+              (f"{L}/cli.py", 388, "__init__", "self._run_subcommand(self.subcommand)"),
+              (f"{L}/cli.py", 679, "_run_subcommand", "fn(**fn_kwargs)"),
+              (f"{L}/trainer/trainer.py", 544, "fit", "call._call_and_handle_interrupt("),
+              (f"{L}/trainer/call.py", 44, "_call_and_handle_interrupt", "return trainer_fn(*args, **kwargs)"),
+              (f"{L}/trainer/trainer.py", 580, "_fit_impl", "self._run(model, ckpt_path=ckpt_path)"),
+              (f"{L}/trainer/trainer.py", 987, "_run", "results = self._run_stage()"),
+              (f"{L}/trainer/trainer.py", 1031, "_run_stage", "self._run_sanity_check()"),
+              (f"{L}/trainer/trainer.py", 1060, "_run_sanity_check", "val_loop.run()"),
+              (f"{L}/loops/utilities.py", 182, "_decorator", "return loop_run(self, *args, **kwargs)"),
+              (f"{L}/loops/evaluation_loop.py", 135, "run", "self._evaluation_step(batch, batch_idx, dataloader_idx, dataloader_iter)"),
+              (f"{L}/loops/evaluation_loop.py", 396, "_evaluation_step", "output = call._call_strategy_hook(trainer, hook_name, *step_args)"),
+              (f"{L}/trainer/call.py", 309, "_call_strategy_hook", "output = fn(*args, **kwargs)"),
+              (f"{L}/strategies/strategy.py", 409, "validation_step", "with self.precision_plugin.val_step_context():"),
+              ("/opt/conda/lib/python3.10/contextlib.py", 135, "__enter__", "return next(self.gen)"),
+              (f"{L}/plugins/precision/precision.py", 176, "val_step_context", "with self.forward_context():"),
+              ("/opt/conda/lib/python3.10/contextlib.py", 135, "__enter__", "return next(self.gen)"),
+              (f"{L}/plugins/precision/amp.py", 122, "forward_context", "with self.autocast_context_manager():"),
+              (f"{L}/plugins/precision/amp.py", 116, "autocast_context_manager",
+               'return torch.autocast(self.device, dtype=(torch.bfloat16 if self.precision == "bf16-mixed" else torch.half))'),
+              (f"{site}/torch/amp/autocast_mode.py", 234, "__init__",
+               "raise RuntimeError('Current CUDA Device does not support bfloat16. Please switch dtype to float16.')")]
+    out += tb(frames, "RuntimeError: Current CUDA Device does not support bfloat16. Please switch dtype to float16.")
+    out += ["(base) root@v100-dev:/workspace/seg# nvidia-smi -L",
+            "GPU 0: Tesla V100-SXM2-16GB (UUID: GPU-6f0c2b91-8d3e-4a57-b1c0-22e7f95a4d38)"]
+    return Case(
+        case_id="bf16-unsupported-lightning-autocast-v100-02",
+        label="bf16-unsupported", difficulty="easy",
+        description="Lightning 2.2 with precision bf16-mixed on a V100 and torch 2.0: torch.autocast refuses bf16 during the sanity check ('Current CUDA Device does not support bfloat16')",
+        files={"console.txt": "\n".join(out)},
+        facts={"gpu_model": "Tesla V100-SXM2-16GB", "launcher": "python", "precision": "bf16"},
+        must_mention=["16-mixed", "V100"],
+    )
+
+
+def case_bf16_accelerate_v100() -> Case:
+    rng = random.Random(903)
+    clock = Clock("2024-05-21 16:44:10", rng)
+    site = "/home/jlee/.conda/envs/diff/lib/python3.10/site-packages"
+    proj = "/home/jlee/proj/ddpm-ft"
+    out = ["(diff) jlee@dgx1-02:~/proj/ddpm-ft$ accelerate env",
+           "",
+           "Copy-and-paste the text below in your GitHub issue",
+           "",
+           "- `Accelerate` version: 0.25.0",
+           "- Platform: Linux-4.15.0-213-generic-x86_64-with-glibc2.27",
+           "- Python version: 3.10.13",
+           "- Numpy version: 1.26.3",
+           "- PyTorch version (GPU?): 2.1.2+cu118 (True)",
+           "- PyTorch XPU available: False",
+           "- PyTorch NPU available: False",
+           "- System RAM: 503.79 GB",
+           "- GPU type: Tesla V100-SXM2-32GB",
+           "- `Accelerate` default config:",
+           "\t- compute_environment: LOCAL_MACHINE",
+           "\t- distributed_type: MULTI_GPU",
+           "\t- mixed_precision: bf16",
+           "\t- use_cpu: False",
+           "\t- debug: False",
+           "\t- num_processes: 4",
+           "\t- machine_rank: 0",
+           "\t- num_machines: 1",
+           "\t- gpu_ids: 0,1,2,3",
+           "\t- rdzv_backend: static",
+           "\t- same_network: True",
+           "\t- main_training_function: main",
+           "\t- downcast_bf16: no",
+           "\t- tpu_use_cluster: False",
+           "\t- tpu_use_sudo: False",
+           "\t- tpu_env: []",
+           "(diff) jlee@dgx1-02:~/proj/ddpm-ft$ accelerate launch train_unet.py --pretrained runwayml/stable-diffusion-v1-5 --train_data_dir data/pokemon --resolution 512 --train_batch_size 4 --max_train_steps 15000"]
+    for ln in ["", "*****************************************",
+               "Setting OMP_NUM_THREADS environment variable for each process to be 1 in default, to avoid your system being overloaded, please further tune the variable for optimal performance in your application as needed. ",
+               "*****************************************"]:
+        out.append(f"[{clock.ds(0.0, 0.001)}] torch.distributed.run: [WARNING] {ln}")
+    frames = [(f"{proj}/train_unet.py", 512, "<module>", "main()"),
+              (f"{proj}/train_unet.py", 187, "main", "accelerator = Accelerator("),
+              (f"{site}/accelerate/accelerator.py", 450, "__init__",
+               'raise ValueError(err.format(mode="bf16", requirement="PyTorch >= 1.10 and a supported device."))')]
+    t = tb(frames, "ValueError: bf16 mixed precision requires PyTorch >= 1.10 and a supported device.")
+    out += interleave([t for _ in range(4)], rng, 1, 3)
+    clock.tick(1, 2)
+    when = clock.t.strftime("%Y-%m-%d_%H:%M:%S")
+    thead = [("/home/jlee/.conda/envs/diff/bin/accelerate", 8, "<module>", "sys.exit(main())"),
+             (f"{site}/accelerate/commands/accelerate_cli.py", 47, "main", "args.func(args)"),
+             (f"{site}/accelerate/commands/launch.py", 1008, "launch_command", "multi_gpu_launcher(args)"),
+             (f"{site}/accelerate/commands/launch.py", 666, "multi_gpu_launcher", "distrib_run.run(args)"),
+             (f"{site}/torch/distributed/run.py", 797, "run", "elastic_launch("),
+             (f"{site}/torch/distributed/launcher/api.py", 134, "__call__", "return launch_agent(self._config, self._entrypoint, list(args))"),
+             (f"{site}/torch/distributed/launcher/api.py", 264, "launch_agent", "raise ChildFailedError(")]
+    out += torchrun_failure_21(clock, "train_unet.py", "dgx1-02", [(0, 1, 118230), (1, 1, 118231), (2, 1, 118232), (3, 1, 118233)], [],
+                               when, "/home/jlee/.conda/envs/diff/bin/python", thead)
+    return Case(
+        case_id="bf16-unsupported-accelerate-v100-misleading-03",
+        label="bf16-unsupported", difficulty="medium",
+        description="accelerate config with mixed_precision: bf16 on a DGX-1 (4x V100, torch 2.1.2): every rank fails in Accelerator() with 'requires PyTorch >= 1.10 and a supported device', misleading because torch is 2.1; ChildFailedError last",
+        files={"console.txt": "\n".join(out)},
+        facts={"gpu_model": "Tesla V100-SXM2-32GB", "torch_version": "2.1.2", "cuda_version": "11.8", "accelerate_version": "0.25.0",
+               "launcher": "accelerate", "world_size": "4", "precision": "bf16", "python_version": "3.10.13"},
+        must_mention=["fp16", "V100"],
+        secrets=["jlee"],
+    )
+
+
+# ==================================================================================================
+
+CASES = [
+    case_batch_ds_launcher, case_batch_hf_torchrun, case_batch_gas_zero_mpirun, case_batch_pipe_tp_srun,
+    case_build_gcc_fused_adam, case_build_ninja_path, case_build_cpu_adam_no_cuda_home, case_build_link_curand_multirank,
+    case_build_cuda_mismatch, case_build_fused_adam_no_cuda_home,
+    case_z3_load_state_dict, case_z3_functional_embedding, case_z3_rank0_callback_watchdog,
+    case_topo_ds_launcher, case_topo_hf_resume, case_topo_slurm_partition,
+    case_twice_biencoder, case_twice_hf_trainer, case_twice_vlm_one_rank,
+    case_ssh_first_host, case_ssh_pdsh_hang, case_ssh_master_addr,
+    case_nan_torchvision_detection, case_nan_hf_multinomial, case_nan_triplet_anomaly, case_nan_sklearn_eval,
+    case_fp16_ds_v100_spike, case_fp16_hf_t5_t4, case_fp16_fairseq, case_fp16_bf16_ckpt_v100,
+    case_bf16_hf_colab_t4, case_bf16_lightning_v100, case_bf16_accelerate_v100,
+]
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--out", type=Path, default=DEFAULT_OUT)
+    args = ap.parse_args()
+    for make in CASES:
+        c = make()
+        write_case(args.out, c)
+        print(f"{c.case_id}: {', '.join(c.files)}")
+
+
+if __name__ == "__main__":
+    main()

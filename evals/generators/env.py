@@ -18,6 +18,7 @@ Usage:  python evals/generators/env.py            # writes evals/cases/<case-id>
 from __future__ import annotations
 
 import base64
+import calendar
 import json
 import random
 import textwrap
@@ -510,7 +511,7 @@ def ext_ngc_prebuilt_wheel_02():
               "transformers==4.38.2",
               "trl==0.7.11",
               "+ accelerate launch --num_processes 4 --num_machines 1 --mixed_precision bf16 --dynamo_backend no train_dpo.py --config configs/dpo_zephyr_h100.yaml"]
-    warn_t = clock.tick(3, 4)
+    clock.tick(3, 4)
     lines.append("Detected kernel version 4.18.0, which is below the recommended minimum of 5.5.0; this can cause the process to hang. It is recommended to upgrade the kernel to the minimum version or higher.")
     tb = ["Traceback (most recent call last):",
           '  File "/workspace/dpo/train_dpo.py", line 22, in <module>',
@@ -568,7 +569,9 @@ def ext_xformers_torch_mismatch_03():
     rng = random.Random(103)
     site = "/home/mchen/miniconda3/envs/sdxl/lib/python3.10/site-packages"
     clock = Clock("2024-05-14 10:01:52", rng)
-    lines = ["(sdxl) mchen@ws-4090:~/projects/sdxl-lora$ accelerate launch --multi_gpu --num_processes 2 --mixed_precision fp16 train_text_to_image_lora_sdxl.py \\",
+    lines = ["(sdxl) mchen@ws-4090:~/projects/sdxl-lora$ nvidia-smi -L"]
+    lines += [f"GPU {i}: NVIDIA GeForce RTX 4090 (UUID: GPU-{hex_token(rng, 8)}-{hex_token(rng, 4)}-{hex_token(rng, 4)}-{hex_token(rng, 4)}-{hex_token(rng, 12)})" for i in range(2)]
+    lines += ["(sdxl) mchen@ws-4090:~/projects/sdxl-lora$ accelerate launch --multi_gpu --num_processes 2 --mixed_precision fp16 train_text_to_image_lora_sdxl.py \\",
              ">   --pretrained_model_name_or_path stabilityai/stable-diffusion-xl-base-1.0 \\",
              ">   --pretrained_vae_model_name_or_path madebyollin/sdxl-vae-fp16-fix \\",
              ">   --dataset_name ./data/product_shots --caption_column text --resolution 1024 \\",
@@ -594,7 +597,7 @@ def ext_xformers_torch_mismatch_03():
 
     for r in range(2):
         lines += [tlog("Distributed environment: MULTI_GPU  Backend: nccl"),
-                  f"Num processes: 2",
+                  "Num processes: 2",
                   f"Process index: {r}",
                   f"Local process index: {r}",
                   f"Device: cuda:{r}",
@@ -607,13 +610,12 @@ def ext_xformers_torch_mismatch_03():
               "{'variance_type', 'dynamic_thresholding_ratio', 'thresholding', 'clip_sample_range'} was not found in config. Values will be initialized to default values.",
               "{'reverse_transformer_layers_per_block', 'dropout', 'attention_type'} was not found in config. Values will be initialized to default values.",
               "{'reverse_transformer_layers_per_block', 'dropout', 'attention_type'} was not found in config. Values will be initialized to default values.",
-              f"{site}/diffusers/models/attention_processor.py:311: UserWarning: xFormers is available but it can't be used (xformers.ops.memory_efficient_attention not available). Falling back to standard attention.",
               ]
     # the real failure: diffusers' test call of memory_efficient_attention at enable time
     err = ["Traceback (most recent call last):",
-           f'  File "/home/mchen/projects/sdxl-lora/train_text_to_image_lora_sdxl.py", line 1311, in <module>',
+           '  File "/home/mchen/projects/sdxl-lora/train_text_to_image_lora_sdxl.py", line 1311, in <module>',
            "    main(args)",
-           f'  File "/home/mchen/projects/sdxl-lora/train_text_to_image_lora_sdxl.py", line 684, in main',
+           '  File "/home/mchen/projects/sdxl-lora/train_text_to_image_lora_sdxl.py", line 684, in main',
            "    unet.enable_xformers_memory_efficient_attention()",
            f'  File "{site}/diffusers/models/modeling_utils.py", line 284, in enable_xformers_memory_efficient_attention',
            "    self.set_use_memory_efficient_attention_xformers(True, attention_op)",
@@ -693,7 +695,7 @@ def ext_xformers_torch_mismatch_03():
                     "torch 2.3.0 is installed, so its C++/CUDA ops do not load (only a warning) and the visible error "
                     "is diffusers' NotImplementedError 'xFormers wasn't build with CUDA support'.",
         initiating_rank=0,
-        facts=dict(launcher="accelerate", world_size="2", precision="fp16"),
+        facts=dict(gpu_model="GeForce RTX 4090", gpu_count="2", launcher="accelerate", world_size="2", precision="fp16"),
         must_mention=["xformers", "version"],
         secrets=["mchen"]), {"train.log": "\n".join(lines)})
 
@@ -880,16 +882,14 @@ def cvm_conda_nvcc_124_01():
 @case
 def cvm_deepspeed_ci_117_02():
     rng = random.Random(202)
-    site = "/usr/local/lib/python3.10/dist-packages"
     clock = Clock("2024-01-22 16:03:12", rng)
-    job = 1184233
     cpu = lscpu("AMD EPYC 7R13 Processor", 1, 24, 2, "3600.0000")
     ce = collect_env("2.1.2+cu121", "12.1", "Ubuntu 22.04.3 LTS (x86_64)", "(Ubuntu 11.4.0-1ubuntu1~22.04) 11.4.0",
                      "glibc-2.35", "3.10.12", "(main, Nov 20 2023, 15:14:05) [GCC 11.4.0]",
                      "Linux-5.15.0-1051-aws-x86_64-with-glibc2.35", "11.7.99", ["NVIDIA A10G"], "535.104.12",
                      "Could not collect", cpu,
                      ["numpy==1.26.3", "torch==2.1.2", "triton==2.1.0"])
-    lines = [f"Running with gitlab-runner 16.6.1 (f5da3c5a)",
+    lines = ["Running with gitlab-runner 16.6.1 (f5da3c5a)",
              "  on gpu-runner-a10g-02 xK7pQm2Z, system ID: s_5d2b8f1e0a4c",
              "Preparing the \"docker\" executor",
              "Using Docker executor with image registry.gitlab.internal/ml-platform/train-base:cu117-py310 ...",
@@ -977,7 +977,6 @@ def cvm_deepspeed_ci_117_02():
 @case
 def cvm_flashattn_apt_nvcc_03():
     rng = random.Random(203)
-    site = "/home/azureuser/venv/lib/python3.10/site-packages"
     smi = nvidia_smi("Wed Feb 14 11:26:48 2024", "535.146.02", "12.2",
                      [gpu("A100 80GB PCIe", 81920, "00000001:00:00.0", rng, cap=300)], style="535")
     lines = ["azureuser@ft-a100-vm:~$ nvidia-smi"] + smi.split("\n")
@@ -1139,10 +1138,10 @@ def bnb_k8s_no_libcudart_01():
 
 @case
 def bnb_cu124_wrapped_02():
-    rng = random.Random(302)
+    random.Random(302)
     site = "/usr/local/lib/python3.10/site-packages"
     lines = ["$ python finetune_qlora.py --model meta-llama/Meta-Llama-3.1-8B-Instruct --data data/support_tickets.jsonl --lora-r 16 --bf16",
-             f"[2024-08-06 13:12:44] torch 2.4.0+cu124 | CUDA available: True | device: NVIDIA L4 (compute capability 8.9)",
+             "[2024-08-06 13:12:44] torch 2.4.0+cu124 | CUDA available: True | device: NVIDIA L4 (compute capability 8.9)",
              "[2024-08-06 13:12:44] transformers 4.43.3 | peft 0.12.0 | bitsandbytes 0.41.3.post2",
              "[2024-08-06 13:12:45] loading tokenizer...",
              "[2024-08-06 13:12:46] BitsAndBytesConfig(load_in_4bit=True, bnb_4bit_quant_type='nf4', bnb_4bit_compute_dtype=torch.bfloat16, bnb_4bit_use_double_quant=True)",
@@ -1463,7 +1462,10 @@ def numpy_pandas_dtype_size_01():
     rng = random.Random(401)
     venv = "/home/ubuntu/venvs/rag"
     site = f"{venv}/lib/python3.10/site-packages"
-    lines = ["(rag) ubuntu@gpu-a10-1:~/rag-eval$ pip install -U numpy",
+    smi = nvidia_smi("Mon Jul  8 13:20:41 2024", "535.183.01", "12.2",
+                     [gpu("A10", 23028, "00000000:07:00.0", rng, cap=150, used=0, fan="0%", perf="P8", pwr=9)], style="535")
+    lines = ["(rag) ubuntu@gpu-a10-1:~/rag-eval$ nvidia-smi"] + smi.split("\n")
+    lines += ["(rag) ubuntu@gpu-a10-1:~/rag-eval$ pip install -U numpy",
              "Requirement already satisfied: numpy in /home/ubuntu/venvs/rag/lib/python3.10/site-packages (1.26.4)",
              "Collecting numpy",
              "  Downloading numpy-2.0.1-cp310-cp310-manylinux_2_17_x86_64.manylinux2014_x86_64.whl.metadata (60 kB)",
@@ -1505,13 +1507,14 @@ def numpy_pandas_dtype_size_01():
         description="`pip install -U numpy` moves a venv to NumPy 2.0.1 while pandas 2.1.4 (built for NumPy 1.x) stays; "
                     "importing datasets -> pandas fails with 'numpy.dtype size changed ... Expected 96 from C header, "
                     "got 88 from PyObject'.",
-        facts=dict(torch_version="2.3.1", transformers_version="4.41.2", launcher="python"),
+        facts=dict(gpu_model="A10", driver_version="535.183.01", torch_version="2.3.1", transformers_version="4.41.2",
+                   launcher="python"),
         must_mention=["numpy", "pandas"]), {"session.log": "\n".join(lines)})
 
 
 @case
 def numpy_torch_dataloader_02():
-    rng = random.Random(402)
+    random.Random(402)
     site = "/opt/venv/lib/python3.10/site-packages"
     lines = ["+ python -c 'import numpy, torch; print(numpy.__version__, torch.__version__)'"]
     # with `python -c` the frame has no source line to show
@@ -1576,7 +1579,7 @@ def numpy_trainer_eval_03():
     home = "/home/akumar"
     site = f"{home}/.venvs/cls/lib/python3.10/site-packages"
     clock = Clock("2024-07-02 18:05:11", rng)
-    lines = [f"akumar@a100-box:~/intent-cls$ torchrun --nproc_per_node 4 train_cls.py --model microsoft/deberta-v3-large --train data/intents_train.jsonl --eval data/intents_val.jsonl --bf16 --per_device_train_batch_size 16 --eval_steps 500 --max_steps 4000 --output_dir runs/deberta-intents-v7"]
+    lines = ["akumar@a100-box:~/intent-cls$ torchrun --nproc_per_node 4 train_cls.py --model microsoft/deberta-v3-large --train data/intents_train.jsonl --eval data/intents_val.jsonl --bf16 --per_device_train_batch_size 16 --eval_steps 500 --max_steps 4000 --output_dir runs/deberta-intents-v7"]
     lines += torchrun_banner_old(clock)
     streams = [torch_numpy_banner("2.0.0", site, f"{home}/intent-cls/train_cls.py", 6, "import torch") for _ in range(4)]
     lines += interleave(rng, streams, 4)
@@ -1643,7 +1646,7 @@ def numpy_trainer_eval_03():
     lines += ["wandb: 🚀 View run deberta-intents-v7 at: https://wandb.ai/acme-nlp/intent-cls/runs/3k9x2m1q",
               "wandb: ️⚡ View job at https://wandb.ai/acme-nlp/intent-cls/jobs/QXJ0aWZhY3RDb2xsZWN0aW9uOjE5MjQ4NzEyMQ==/version_details/v6",
               "wandb: Synced 6 W&B file(s), 0 media file(s), 2 artifact file(s) and 0 other file(s)",
-              f"wandb: Find logs at: ./wandb/run-20240702_180538-3k9x2m1q/logs"]
+              "wandb: Find logs at: ./wandb/run-20240702_180538-3k9x2m1q/logs"]
     pids = {0: 90412, 1: 90413, 2: 90414, 3: 90415}
     for r in (0, 2, 3):
         lines.append(f"[{clock.ds(0.001, 0.01)}] torch.distributed.elastic.multiprocessing.api: [WARNING] Sending process {pids[r]} closing signal SIGTERM")
@@ -1674,6 +1677,19 @@ def glibcxx_systemd_focal_01():
     clock = Clock("2024-08-21 10:14:02", rng)
     pid = 23817
     lines = []
+    prev = Clock("2024-08-20 22:58:10", rng)
+    for i in range(14):
+        t = prev.tick(40, 300)
+        lat = rng.randint(18, 61)
+        lines.append(f"{t.strftime('%b %d %H:%M:%S')} infer-t4-03 ranker[19210]: 2024-08-20 {t.strftime('%H:%M:%S')},{t.microsecond // 1000:03d} INFO ranker.http: POST /v1/rank 200 batch={rng.choice([8, 16, 32, 64])} p50={lat}ms")
+    t = prev.tick(3000, 3100)
+    lines += [f"{t.strftime('%b %d %H:%M:%S')} infer-t4-03 systemd[1]: Stopping Ranker inference service (ranker-v11)...",
+              f"{t.strftime('%b %d %H:%M:%S')} infer-t4-03 ranker[19210]: {t.strftime('%Y-%m-%d %H:%M:%S')},{t.microsecond // 1000:03d} INFO ranker.boot: received SIGTERM, draining 0 in-flight requests",
+              f"{t.strftime('%b %d %H:%M:%S')} infer-t4-03 systemd[1]: ranker.service: Succeeded.",
+              f"{t.strftime('%b %d %H:%M:%S')} infer-t4-03 systemd[1]: Stopped Ranker inference service (ranker-v11).",
+              f"{clock.t.strftime('%b %d %H:%M:%S')} infer-t4-03 sudo[23790]:   deploy : PWD=/home/deploy ; USER=root ; COMMAND=/usr/bin/systemctl daemon-reload",
+              f"{clock.t.strftime('%b %d %H:%M:%S')} infer-t4-03 systemd[1]: Reloading.",
+              f"{clock.t.strftime('%b %d %H:%M:%S')} infer-t4-03 sudo[23811]:   deploy : PWD=/home/deploy ; USER=root ; COMMAND=/usr/bin/systemctl restart ranker.service"]
     for attempt in range(3):
         host = "infer-t4-03"
         t = lambda lo=0.01, hi=0.3: clock.tick(lo, hi).strftime("%b %d %H:%M:%S")
@@ -2033,7 +2049,7 @@ def compile_slim_ci_cpu_01():
 
 @case
 def compile_python_h_missing_02():
-    rng = random.Random(602)
+    random.Random(602)
     site = "/usr/local/lib/python3.10/dist-packages"
     tmp = "/tmp/tmpq2_3b8xz"
     lines = ["root@finetune-a10g:/workspace# accelerate launch --num_processes 1 --mixed_precision bf16 train.py --model Qwen/Qwen1.5-1.8B --data data/summaries.jsonl --torch_compile --per_device_train_batch_size 8 --max_steps 3000",
@@ -2489,7 +2505,7 @@ def requests_conn_chain(site: str, py: str, url_path: str, obj: str, req_id: str
 
 @case
 def hf_offline_compute_node_01():
-    rng = random.Random(701)
+    random.Random(701)
     venv = "/home/lwang/venvs/ft"
     site = f"{venv}/lib/python3.10/site-packages"
     model = "mistralai/Mistral-7B-v0.1"
@@ -2639,8 +2655,9 @@ def hf_relative_path_eval_03():
     rng = random.Random(703)
     home = "/home/jdoe/proj/llm-sft"
     site = "/home/jdoe/.conda/envs/sft/lib/python3.10/site-packages"
-    clock = Clock("2024-02-19 03:12:40", rng)
-    lines = [f"[pipeline] {clock.iso()} stage 1/2: train (cwd={home})"]
+    clock = Clock("2024-02-18 23:38:52", rng)
+    lines = [f"[pipeline] {clock.iso()} host gpu-b03 python 3.10.13 torch 2.1.2+cu121 transformers 4.38.2 8 x NVIDIA A100-SXM4-80GB",
+             f"[pipeline] {clock.iso()} stage 1/2: train (cwd={home})"]
     total = 6000
     loss = 1.12
     for step in range(5550, 6001, 50):
@@ -2650,7 +2667,7 @@ def hf_relative_path_eval_03():
         lines.append(" " + tqdm_bar(step, total, f"{int(el // 3600)}:{int(el % 3600 // 60):02d}:{int(el % 60):02d}",
                                    f"{int((total - step) * 2.31 // 60):02d}:{int((total - step) * 2.31 % 60):02d}", f"{rng.uniform(2.2, 2.4):.2f}s/it"))
         lines.append(hf_loss_dict(rng, loss, lr, round(step / 2000, 2)))
-    clock.at(6000 * 2.31 - 5550 * 2.31 + 30)
+    clock.at(6000 * 2.31 + 25)
     lines += [f"[INFO|trainer.py:3067] {clock.ds()} >> Saving model checkpoint to outputs/llama2-13b-sft/checkpoint-6000",
               f"[INFO|configuration_utils.py:473] {clock.ds()} >> Configuration saved in outputs/llama2-13b-sft/checkpoint-6000/config.json",
               f"[INFO|configuration_utils.py:614] {clock.ds()} >> Configuration saved in outputs/llama2-13b-sft/checkpoint-6000/generation_config.json",
@@ -2694,7 +2711,8 @@ def hf_relative_path_eval_03():
         description="Train-then-eval pipeline: training saves outputs/llama2-13b-sft/checkpoint-6000 relative to the "
                     "project root, the eval stage runs after `cd eval` with the same relative path, which does not "
                     "exist there, so transformers treats it as a Hub repo id and fails with 'Incorrect path_or_model_id'.",
-        facts=dict(failure_step="6000"),
+        facts=dict(gpu_model="A100-SXM4-80GB", python_version="3.10.13", torch_version="2.1.2",
+                   transformers_version="4.38.2"),
         must_mention=["path", "cd eval"], secrets=["jdoe"]), {"pipeline.log": "\n".join(lines)})
 
 
@@ -2904,7 +2922,7 @@ def kv_mistral_a10g_01():
     model = "mistralai/Mistral-7B-Instruct-v0.2"
     v = lambda lvl="INFO", lo=0.01, hi=0.3: f"{lvl} {clock.vllm(lo, hi)}"
     lines = [f"(vllm) ubuntu@ip-172-31-20-144:~/synth$ python gen_synthetic.py --model {model} --prompts data/seed_prompts.jsonl --n 4 --out data/synth_v2.jsonl",
-             f"[gen] loading prompts: 12,400 seeds",
+             "[gen] loading prompts: 12,400 seeds",
              f"{v(lo=2, hi=3)} llm_engine.py:100] Initializing an LLM engine (v0.4.2) with config: model='{model}', speculative_config=None, tokenizer='{model}', skip_tokenizer_init=False, tokenizer_mode=auto, revision=None, tokenizer_revision=None, trust_remote_code=False, dtype=torch.bfloat16, max_seq_len=32768, download_dir=None, load_format=LoadFormat.AUTO, tensor_parallel_size=1, disable_custom_all_reduce=False, quantization=None, enforce_eager=False, kv_cache_dtype=auto, quantization_param_path=None, device_config=cuda, decoding_config=DecodingConfig(guided_decoding_backend='outlines'), seed=1234, served_model_name={model})",
              f"{v(lo=0.5, hi=1)} utils.py:660] Found nccl from library /home/ubuntu/.config/vllm/nccl/cu12/libnccl.so.2.18.1",
              f"{v(lo=1, hi=2)} selector.py:81] Cannot use FlashAttention-2 backend because the flash_attn package is not found. Please install it for better performance.",
@@ -2948,7 +2966,6 @@ def kv_llama31_v1_l4_02():
     site = "/usr/local/lib/python3.12/dist-packages"
     clock = Clock("2025-05-02 14:03:09", rng)
     model = "meta-llama/Llama-3.1-8B-Instruct"
-    pid = 1
     core_pid = 233
 
     def v(lvl="INFO", src="", lo=0.01, hi=0.3, p=None):
@@ -3050,13 +3067,15 @@ def kv_llama31_v1_l4_02():
              '    raise RuntimeError("Engine core initialization failed. "',
              "RuntimeError: Engine core initialization failed. See root cause above."]
     lines += with_carets(front)
-    hdr = ["ubuntu@g6-xlarge-serve:~$ vllm serve meta-llama/Llama-3.1-8B-Instruct --served-model-name llama31-8b --disable-log-requests"]
+    hdr = ["ubuntu@g6-xlarge-serve:~$ nvidia-smi -L",
+           f"GPU 0: NVIDIA L4 (UUID: GPU-{hex_token(rng, 8)}-{hex_token(rng, 4)}-{hex_token(rng, 4)}-{hex_token(rng, 4)}-{hex_token(rng, 12)})",
+           "ubuntu@g6-xlarge-serve:~$ vllm serve meta-llama/Llama-3.1-8B-Instruct --served-model-name llama31-8b --disable-log-requests"]
     write_case("vllm-kv-cache-too-small-llama31-v1-l4-02", dict(
         label="vllm-kv-cache-too-small", difficulty="medium",
         description="vLLM 0.8.5 (V1 engine) serving Llama-3.1-8B-Instruct on a 24 GB L4 without --max-model-len: "
                     "one 131072-token request needs 16 GiB of KV cache but only 4.21 GiB is available; the engine "
                     "core dies and the API server ends with the generic 'Engine core initialization failed'.",
-        facts=dict(launcher="python"),
+        facts=dict(gpu_model="L4", gpu_count="1"),
         must_mention=["max-model-len", "131072"]), {"vllm.log": "\n".join(hdr + lines)})
 
 
@@ -3144,7 +3163,7 @@ def kv_llama70b_ray_tp4_03():
               "    raise e"] + tb[1:]
     # teardown: Ray workers get SIGTERM and dump their stacks after the real error
     clock.at(1.2)
-    epoch = int(clock.t.timestamp())
+    epoch = calendar.timegm(clock.t.timetuple())
     def ms():
         clock.tick(0.001, 0.004)
         return f"{clock.t.strftime('%Y-%m-%d %H:%M:%S')},{clock.t.microsecond // 1000:03d}"
@@ -3184,8 +3203,8 @@ def kv_wrapped_pipeline_04():
     clock = Clock("2024-10-21 09:12:31", rng)
     model = "mistralai/Mistral-7B-Instruct-v0.3"
     v = lambda lvl="INFO", lo=0.01, hi=0.3: f"{lvl} {clock.vllm(lo, hi)}"
-    lines = [f"[evalkit] 2024-10-21 09:12:31 run=judge-sweep-1021 suite=helpfulness_v4 backend=vllm gpu=NVIDIA L4 (23034 MiB)",
-             f"[evalkit] 2024-10-21 09:12:31 backend options: {{'gpu_memory_utilization': 0.8, 'dtype': 'bfloat16', 'enable_prefix_caching': False, 'seed': 17}}",
+    lines = ["[evalkit] 2024-10-21 09:12:31 run=judge-sweep-1021 suite=helpfulness_v4 backend=vllm gpu=NVIDIA L4 (23034 MiB)",
+             "[evalkit] 2024-10-21 09:12:31 backend options: {'gpu_memory_utilization': 0.8, 'dtype': 'bfloat16', 'enable_prefix_caching': False, 'seed': 17}",
              f"{v(lo=3, hi=4)} config.py:1670] Downcasting torch.float32 to torch.bfloat16.",
              f"{v(lo=0.5, hi=1)} llm_engine.py:237] Initializing an LLM engine (v0.6.3.post1) with config: model='{model}', speculative_config=None, tokenizer='{model}', skip_tokenizer_init=False, tokenizer_mode=auto, revision=None, override_neuron_config=None, rope_scaling=None, rope_theta=None, tokenizer_revision=None, trust_remote_code=False, dtype=torch.bfloat16, max_seq_len=32768, download_dir=None, load_format=LoadFormat.AUTO, tensor_parallel_size=1, pipeline_parallel_size=1, disable_custom_all_reduce=False, quantization=None, enforce_eager=False, kv_cache_dtype=auto, quantization_param_path=None, device_config=cuda, decoding_config=DecodingConfig(guided_decoding_backend='outlines'), observability_config=ObservabilityConfig(otlp_traces_endpoint=None, collect_model_forward_time=False, collect_model_execute_time=False), seed=17, served_model_name={model}, num_scheduler_steps=1, chunked_prefill_enabled=False multi_step_stream_outputs=True, enable_prefix_caching=False, use_async_output_proc=True, use_cached_outputs=False, mm_processor_kwargs=None)",
              f"{v(lo=1, hi=2)} model_runner.py:1056] Starting to load model {model}...",
@@ -3265,7 +3284,8 @@ def mem_sequential_engines_01():
     v = lambda lvl="INFO", lo=0.01, hi=0.3: f"{lvl} {clock.vllm(lo, hi)}"
     models = ["Qwen/Qwen2-7B-Instruct", "meta-llama/Meta-Llama-3.1-8B-Instruct"]
     lines = ["(vllm061) rtanaka@dgx-a100-03:~/judge-bench$ CUDA_VISIBLE_DEVICES=5 python compare_models.py --models Qwen/Qwen2-7B-Instruct meta-llama/Meta-Llama-3.1-8B-Instruct --prompts data/arena_hard_500.jsonl",
-             f"[compare] 500 prompts, max_tokens=1024, temperature=0.0",
+             "[compare] device: NVIDIA A100-SXM4-80GB | torch 2.4.0+cu121 | vllm 0.6.1.post2",
+             "[compare] 500 prompts, max_tokens=1024, temperature=0.0",
              f"[compare] === model 1/2: {models[0]} ==="]
     lines += [v0_engine_init(v, models[0], "0.6.1.post2", 32768),
               f"{v(lo=1, hi=2)} model_runner.py:915] Starting to load model {models[0]}...",
@@ -3325,7 +3345,7 @@ def mem_sequential_engines_01():
         description="A script builds two vLLM 0.6.1 engines one after the other on the same A100; the first engine's "
                     "memory is still held when the second one takes its baseline and is released during profiling, "
                     "so vLLM asserts 'Error in memory profiling ... GPU memory was not properly cleaned up'.",
-        facts=dict(launcher="python"),
+        facts=dict(gpu_model="A100-SXM4-80GB", torch_version="2.4.0", cuda_version="12.1", launcher="python"),
         must_mention=["separate process", "memory"], secrets=["rtanaka"]), {"compare.log": "\n".join(lines)})
 
 
@@ -3486,11 +3506,11 @@ def mem_tp2_hidden_process_03():
     lines += [f"{v()} model_runner.py:732] Loading model weights took 19.4178 GB",
               f"{wv(lo=0.2, hi=0.6)} model_runner.py:732] Loading model weights took 19.4178 GB",
               f"{v(lo=6, hi=8)} distributed_gpu_executor.py:56] # GPU blocks: 20768, # CPU blocks: 1638"]
-    oom = (f"CUDA out of memory. Tried to allocate 649.00 MiB. GPU 1 has a total capacity of 79.15 GiB of which 391.56 MiB is free. "
-           f"Process 41877 has 38.61 GiB memory in use. Including non-PyTorch memory, this process has 40.12 GiB memory in use. "
-           f"Of the allocated memory 39.12 GiB is allocated by PyTorch, and 217.40 MiB is reserved by PyTorch but unallocated. "
-           f"If reserved but unallocated memory is large try setting PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True to avoid "
-           f"fragmentation.  See documentation for Memory Management  (https://pytorch.org/docs/stable/notes/cuda.html#environment-variables)")
+    oom = ("CUDA out of memory. Tried to allocate 649.00 MiB. GPU 1 has a total capacity of 79.15 GiB of which 391.56 MiB is free. "
+           "Process 41877 has 38.61 GiB memory in use. Including non-PyTorch memory, this process has 40.12 GiB memory in use. "
+           "Of the allocated memory 39.12 GiB is allocated by PyTorch, and 217.40 MiB is reserved by PyTorch but unallocated. "
+           "If reserved but unallocated memory is large try setting PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True to avoid "
+           "fragmentation.  See documentation for Memory Management  (https://pytorch.org/docs/stable/notes/cuda.html#environment-variables)")
     wtb = [f'  File "{site}/vllm/executor/multiproc_worker_utils.py", line 223, in _run_worker_process',
            "    output = executor(*args, **kwargs)",
            f'  File "{site}/vllm/worker/worker.py", line 240, in initialize_cache',

@@ -581,6 +581,7 @@ def case_cuda_oom_02() -> Case:
                  "behavior will be used so nothing changes for you. If you want to use the new behaviour, set "
                  "`legacy=False`. This should only be set if you understand what it means, and thoroughly read the "
                  "reason why this was added as explained in https://github.com/huggingface/transformers/pull/24565")
+    L.append(f"{n1}: [rank0] torch 2.0.1+cu118 | transformers 4.33.2 | deepspeed 0.10.3 | 8 x NVIDIA A100-SXM4-80GB per node")
     L.append(f"{n1}: [rank0] loaded 912,448 training samples from /fsx/data/sft_mix_v3 (max_seq_len=4096, padding=longest)")
     t += timedelta(seconds=41)
     ds(t, "INFO", "logging.py:96:log_dist", "[Rank 0] DeepSpeed info: version=0.10.3, git-hash=unknown, git-branch=unknown", n1)
@@ -838,17 +839,17 @@ def case_cuda_oom_03() -> Case:
     t0 = dt("2024-07-30 13:52:40") + timedelta(microseconds=367211)
     L = [f"(.venv) ubuntu@ip-172-31-20-14:~/lora-ft$ torchrun --nproc_per_node 4 train_lora.py --config configs/llama3_8b_lora.yaml"]
     L += torchrun_banner("2.3", "glog", t0, agent)
-    L.append("[rank0]: config: model=meta-llama/Meta-Llama-3-8B lora_r=16 lora_alpha=32 targets=q_proj,k_proj,v_proj,o_proj "
+    L.append("[rank0] config: model=meta-llama/Meta-Llama-3-8B lora_r=16 lora_alpha=32 targets=q_proj,k_proj,v_proj,o_proj "
              "seq_len=2048 per_device_train_batch_size=2 per_device_eval_batch_size=8 grad_accum=8 bf16=True "
              "gradient_checkpointing=True eval_steps=500 save_steps=500")
-    L.append("[rank0]: torch 2.3.1+cu121 transformers 4.42.4 peft 0.11.1 accelerate 0.32.1")
+    L.append("[rank0] torch 2.3.1+cu121 transformers 4.42.4 peft 0.11.1 accelerate 0.32.1 | 4 x NVIDIA GeForce RTX 4090")
     for r in rng.sample(range(4), 4):
         L.append(f"Loading checkpoint shards: 100%|██████████| 4/4 [00:{rng.randint(9, 14):02d}<00:00,  {rng.uniform(2.3, 3.5):.2f}s/it]")
     for r in range(4):
-        L.append(f"[rank{r}]: trainable params: 13,631,488 || all params: 8,043,892,736 || trainable%: 0.1695")
+        L.append(f"trainable params: 13,631,488 || all params: 8,043,892,736 || trainable%: 0.1695")
     L.append("Map: 100%|██████████| 61407/61407 [00:41<00:00, 1497.22 examples/s]")
     L.append("Map: 100%|██████████| 2000/2000 [00:01<00:00, 1512.86 examples/s]")
-    L.append("[rank0]: train 61407 examples, eval 2000 examples (sequences up to 2048 tokens, dynamic padding)")
+    L.append("[rank0] train 61407 examples, eval 2000 examples (sequences up to 2048 tokens, dynamic padding)")
     for r in range(4):
         L.append(f"{site}/torch/utils/checkpoint.py:464: UserWarning: torch.utils.checkpoint: the use_reentrant "
                  "parameter should be passed explicitly. In version 2.4 we will raise an exception if use_reentrant is "
@@ -959,6 +960,8 @@ def case_cuda_oom_04() -> Case:
          "root@sd-train-7c9f4:/workspace/diffusers/examples/text_to_image# pip list 2>/dev/null | grep -Ei \"^(torch|accelerate|diffusers|transformers|xformers) \"",
          pip_list([("accelerate", "0.18.0"), ("diffusers", "0.15.1"), ("torch", "1.13.1+cu117"),
                    ("transformers", "4.28.1")]).split("\n", 2)[2],
+         "root@sd-train-7c9f4:/workspace/diffusers/examples/text_to_image# python -c \"import torch; print(torch.cuda.get_device_name(0))\"",
+         "Tesla V100-SXM2-32GB",
          "root@sd-train-7c9f4:/workspace/diffusers/examples/text_to_image# accelerate launch --mixed_precision=\"fp16\" "
          "train_text_to_image.py " + " ".join(a if "constant" not in a else '--lr_scheduler="constant"' for a in args[:-1]),
          "The following values were not passed to `accelerate launch` and had defaults used instead:",
@@ -1150,7 +1153,10 @@ def case_frag_02() -> Case:
     rng = random.Random(202)
     site = "/opt/conda/lib/python3.10/site-packages"
     ref = "/workspace/vision/references/detection"
-    L = ["root@det-train-0:/workspace/vision/references/detection# torchrun --nproc_per_node=4 train.py --dataset coco "
+    L = ["root@det-train-0:/workspace/vision/references/detection# python -c \"import torch, torchvision; "
+         "print(torch.__version__, torchvision.__version__, torch.cuda.device_count(), torch.cuda.get_device_name(0))\"",
+         "1.13.1+cu117 0.14.1+cu117 4 NVIDIA A100-SXM4-40GB",
+         "root@det-train-0:/workspace/vision/references/detection# torchrun --nproc_per_node=4 train.py --dataset coco "
          "--data-path /datasets/coco --model maskrcnn_resnet50_fpn --epochs 26 --lr-steps 16 22 --aspect-ratio-group-factor 3 "
          "--weights-backbone ResNet50_Weights.IMAGENET1K_V1 --data-augmentation multiscale -b 4 --lr 0.04 --print-freq 100 "
          "--output-dir /ckpt/mrcnn-ms"]
@@ -1301,6 +1307,7 @@ def case_frag_03() -> Case:
     for r in order:
         ds(r, 9.0, "INFO", "comm.py:637:init_distributed", "cdb=None")
     ds(0, 9.1, "INFO", "comm.py:668:init_distributed", "Initializing TorchBackend in DeepSpeed with backend nccl")
+    L.append("0: [rank 0] torch 2.1.2+cu121 | 16 ranks on NVIDIA A100-SXM4-80GB | bf16")
     L.append("0: gpu-a100-003:41822:41822 [0] NCCL INFO NCCL version 2.18.1+cuda12.1")
     ds(0, 31.0, "INFO", "partition_parameters.py:348:__exit__", "finished initializing model - num_params = 363, num_elems = 13.02B")
     for r in rng.sample(range(16), 16):
@@ -1406,8 +1413,7 @@ def case_frag_03() -> Case:
         "die of the NCCL watchdog, which ends the log.",
         5,
         {"gpu_model": "A100-SXM4-80GB", "torch_version": "2.1.2", "deepspeed_version": "0.12.6",
-         "nccl_version": "2.18.1", "launcher": "srun", "world_size": "16", "num_nodes": "2", "zero_stage": "3",
-         "oom_tried_to_allocate": "1.38 GiB"},
+         "nccl_version": "2.18.1", "launcher": "srun", "world_size": "16", "num_nodes": "2", "zero_stage": "3"},
         ["fragmentation", "rank 5"],
         {"slurm-2291734.out": "\n".join(L)},
         also=["cuda-oom"],
@@ -1428,6 +1434,7 @@ def case_leak_01() -> Case:
     home = f"/home/{user}"
     site = f"{home}/.venvs/seg/lib/python3.10/site-packages"
     L = [f"({user}) $ python train_seg.py --data /data/floodnet --img-size 512 --batch-size 8 --precision bf16-mixed --max-epochs 40",
+         "[train_seg] torch 2.1.1+cu121 | lightning 2.1.3 | segmentation_models_pytorch 0.3.3 | NVIDIA L4",
          "Seed set to 1234",
          "Using bfloat16 Automatic Mixed Precision (AMP)",
          "GPU available: True (cuda), used: True",
@@ -1792,7 +1799,7 @@ def case_host_oom_03() -> Case:
     t = dt("2023-05-11 20:02:14")
     for r in rng.sample(range(8), 8):
         L.append(f"{r}: [{t.strftime('%Y-%m-%d %H:%M:%S')}] rank {r}/8 on {'gpu-a100-021' if r < 4 else 'gpu-a100-022'} "
-                 f"cuda:{r % 4} | torch 1.13.1+cu117 | nccl 2.14.3")
+                 f"cuda:{r % 4} NVIDIA A100-SXM4-40GB | torch 1.13.1+cu117 | nccl 2.14.3")
     for r in rng.sample(range(8), 8):
         L.append(f"{r}: [{(t + timedelta(seconds=rng.randint(180, 200))).strftime('%Y-%m-%d %H:%M:%S')}] loaded "
                  "38,102,554 (image_path, caption) pairs from laion_subset_38m.json")
@@ -2053,7 +2060,7 @@ Events:
         "to CPU for an 8B model: the trainer log stops mid-line at optimizer-state initialisation; kubectl describe shows "
         "Last State Terminated, Reason OOMKilled, Exit Code 137.",
         None,
-        {"gpu_model": "L40S", "torch_version": "2.4.0", "deepspeed_version": "0.14.4", "transformers_version": "4.44.0",
+        {"gpu_model": "L40S", "torch_version": "2.4.0", "deepspeed_version": "0.14.4",
          "launcher": "deepspeed", "world_size": "4", "zero_stage": "2", "exit_code": "137", "optimizer": "DeepSpeedCPUAdam"},
         ["offload", "limit"],
         {"trainer.log": trainer_log, "pod-describe.txt": desc},
@@ -2184,6 +2191,9 @@ def case_shm_03() -> Case:
          "0: tmpfs           252G  1.1G  251G   1% /dev/shm",
          "1: Filesystem      Size  Used Avail Use% Mounted on",
          "1: tmpfs           252G  251G  1.2G 100% /dev/shm",
+         "+ srun -l python -c 'import torch; print(torch.__version__, torch.cuda.device_count(), torch.cuda.get_device_name(0))'",
+         "0: 2.0.1+cu117 4 NVIDIA A100-SXM4-80GB",
+         "1: 2.0.1+cu117 4 NVIDIA A100-SXM4-80GB",
          "+ srun -l torchrun --nnodes 2 --nproc_per_node 4 --rdzv_id 3390417 --rdzv_backend c10d --rdzv_endpoint "
          "a100-node-40:29400 --tee 3 main_pretrain.py --model mae_vit_large_patch16 --batch_size 64 --input_size 256 "
          "--num_workers 6 --epochs 800 --blr 1.5e-4 --data_path /datasets/in1k/train"]
@@ -2329,12 +2339,12 @@ def case_worker_02() -> Case:
          "--val /data/jets/val.h5 --model particle_transformer --bs 512 --workers 8 --epochs 30"]
     L += torchrun_banner("2.4", "glog", t0, agent)
     for r in (0, 1):
-        L.append(f"[rank{r}]: torch 2.4.0+cu124 | h5py 3.11.0 (HDF5 1.14.2) | device cuda:{r} NVIDIA L40S")
+        L.append(f"[rank{r}] torch 2.4.0+cu124 | h5py 3.11.0 (HDF5 1.14.2) | device cuda:{r} NVIDIA L40S")
     for r in (1, 0):
-        L.append(f"[rank{r}]: JetDataset: opened /data/jets/train.h5 (41,200,000 jets; datasets: constituents, jet_features, labels, weights)")
+        L.append(f"[rank{r}] JetDataset: opened /data/jets/train.h5 (41,200,000 jets; datasets: constituents, jet_features, labels, weights)")
     for r in (0, 1):
-        L.append(f"[rank{r}]: JetDataset: opened /data/jets/val.h5 (2,000,000 jets)")
-    L.append("[rank0]: ParticleTransformer: 2.14M params, AdamW lr=1e-3, OneCycle, AMP bf16")
+        L.append(f"[rank{r}] JetDataset: opened /data/jets/val.h5 (2,000,000 jets)")
+    L.append("[rank0] ParticleTransformer: 2.14M params, AdamW lr=1e-3, OneCycle, AMP bf16")
     L.append("[rank0]:[W812 10:21:31.220871 905 torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:4115] [PG 0 Rank 0]  using GPU 0 "
              "to perform barrier as devices used by this process are currently unknown. This can potentially cause a hang "
              "if this rank to GPU mapping is incorrect.Specify device_ids in barrier() to force use of a particular device,"
@@ -2344,7 +2354,7 @@ def case_worker_02() -> Case:
              "if this rank to GPU mapping is incorrect.Specify device_ids in barrier() to force use of a particular device,"
              "or call init_process_group() with a device_id.")
     for step in range(0, 141, 20):
-        L.append(f"[rank0]: epoch 0 step {step:>5}/40234 loss {0.69 - step * 0.0009:.4f} acc {0.52 + step * 0.0011:.3f} "
+        L.append(f"[rank0] epoch 0 step {step:>5}/40234 loss {0.69 - step * 0.0009:.4f} acc {0.52 + step * 0.0011:.3f} "
                  f"{rng.randint(48000, 53000)} jets/s")
     chain_main = [
         ("/workspace/jetclf/train.py", 188, "<module>", "main()"),
@@ -2454,24 +2464,24 @@ def case_collate_03() -> Case:
          "--train data/tickets_train.jsonl --eval data/tickets_val.jsonl --bs 16 --lr 3e-4 --epochs 3"]
     L += torchrun_banner("2.5", "glog", t0, agent)
     for r in (0, 1):
-        L.append(f"[rank{r}]: torch 2.5.1+cu124 transformers 4.46.3 accelerate 1.1.1 | NVIDIA H200 x2")
+        L.append(f"[rank{r}] torch 2.5.1+cu124 transformers 4.46.3 accelerate 1.1.1 | NVIDIA H200 x2")
     L += ["Map: 100%|██████████| 91244/91244 [00:38<00:00, 2391.17 examples/s]",
           "Map: 100%|██████████| 91244/91244 [00:38<00:00, 2377.64 examples/s]",
           "Map: 100%|██████████| 4000/4000 [00:01<00:00, 2402.90 examples/s]",
           "Map: 100%|██████████| 4000/4000 [00:01<00:00, 2398.31 examples/s]",
-          "[rank0]: tokenized: max_source_len=512 (truncated), max_target_len=128 (truncated), padding=False",
-          f"[rank0]:{site}/transformers/training_args.py:1568: FutureWarning: `evaluation_strategy` is deprecated and will "
+          "[rank0] tokenized: max_source_len=512 (truncated), max_target_len=128 (truncated), padding=False",
+          f"{site}/transformers/training_args.py:1568: FutureWarning: `evaluation_strategy` is deprecated and will "
           "be removed in version 4.46 of 🤗 Transformers. Use `eval_strategy` instead",
-          "[rank0]:  warnings.warn(",
-          f"[rank1]:{site}/transformers/training_args.py:1568: FutureWarning: `evaluation_strategy` is deprecated and will "
+          "  warnings.warn(",
+          f"{site}/transformers/training_args.py:1568: FutureWarning: `evaluation_strategy` is deprecated and will "
           "be removed in version 4.46 of 🤗 Transformers. Use `eval_strategy` instead",
-          "[rank1]:  warnings.warn(",
-          f"[rank0]:/workspace/summarize/train_t5.py:118: FutureWarning: `tokenizer` is deprecated and will be removed in "
+          "  warnings.warn(",
+          f"/workspace/summarize/train_t5.py:118: FutureWarning: `tokenizer` is deprecated and will be removed in "
           "version 5.0.0 for `Seq2SeqTrainer.__init__`. Use `processing_class` instead.",
-          "[rank0]:  trainer = Seq2SeqTrainer(",
-          f"[rank1]:/workspace/summarize/train_t5.py:118: FutureWarning: `tokenizer` is deprecated and will be removed in "
+          "  trainer = Seq2SeqTrainer(",
+          f"/workspace/summarize/train_t5.py:118: FutureWarning: `tokenizer` is deprecated and will be removed in "
           "version 5.0.0 for `Seq2SeqTrainer.__init__`. Use `processing_class` instead.",
-          "[rank1]:  trainer = Seq2SeqTrainer(",
+          "  trainer = Seq2SeqTrainer(",
           "  0%|          | 0/8556 [00:00<?, ?it/s]"]
     chain = [
         ("/workspace/summarize/train_t5.py", 131, "<module>", "trainer.train()"),

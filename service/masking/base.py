@@ -70,6 +70,14 @@ def _compile(pattern: str) -> Any:
         return regex.compile(pattern, regex.MULTILINE)
 
 
+def _needle_test(needles: tuple[str, ...]) -> Callable[[str], object] | None:
+    if not needles:
+        return None
+    if len(needles) == 1:
+        return lambda low, n=needles[0]: n in low
+    return re.compile("|".join(map(re.escape, needles))).search
+
+
 class LogPatternRecognizer(PatternRecognizer):
     """A Presidio PatternRecognizer that masks the ``v`` group when there is one and runs a context check."""
 
@@ -80,7 +88,7 @@ class LogPatternRecognizer(PatternRecognizer):
             patterns=[Pattern(p.name, p.regex, score) for p in patterns],
             global_regex_flags=re.MULTILINE,
         )
-        self._compiled = [(p, _compile(p.regex), p.check or check) for p in patterns]
+        self._compiled = [(p, _compile(p.regex), p.check or check, _needle_test(p.needles)) for p in patterns]
         self._name = name
         self._entity = entity
         self._score = score
@@ -88,8 +96,8 @@ class LogPatternRecognizer(PatternRecognizer):
     def analyze(self, text, entities, nlp_artifacts=None, regex_flags=None):  # type: ignore[no-untyped-def]
         results: list[RecognizerResult] = []
         low = text.lower()
-        for pattern, rx, check in self._compiled:
-            if pattern.needles and not any(n in low for n in pattern.needles):
+        for pattern, rx, check, needle_test in self._compiled:
+            if needle_test is not None and not needle_test(low):
                 continue
             has_v = "v" in rx.groupindex
             for m in rx.finditer(text):

@@ -66,6 +66,12 @@ def build_analyzer(recognizers: Sequence[EntityRecognizer]) -> AnalyzerEngine:
     )
 
 
+def _gated_by(needle: str, needles: Sequence[str], entries: Sequence[Entry]) -> set[str]:
+    """Entities of every needle found inside ``needle`` or starting inside it and running past its end."""
+    related = {m for m in needles if m in needle or any(needle.endswith(m[:k]) for k in range(1, len(m)))}
+    return {e.entity for e in entries if any(m in related for m in e.needles)}
+
+
 class Masker:
     """Finds what to mask in a piece of text. Heavy to build (Presidio engines), cheap and thread-safe to use."""
 
@@ -77,17 +83,13 @@ class Masker:
             # empty artifacts, made once: our recognizers read the text, never tokens or lemmas
             self._artifacts: NlpArtifacts = self.analyzer.nlp_engine.process_text("", "en")
             self._order = {e.entity: i for i, e in enumerate(self.entries)}
+            # needle -> the entities it gates, widened to those of needles inside it or overlapping its end,
+            # so one left-to-right scan (which skips overlapping matches) still finds every gated entity
             needles = sorted({n for e in self.entries for n in e.needles}, key=len, reverse=True)
+            self._needle_entities = {n: _gated_by(n, needles, self.entries) for n in needles}
             self._needles = re.compile("|".join(map(re.escape, needles)))
             self._triggers = re.compile("|".join(f"(?:{e.trigger})" for e in self.entries if e.trigger))
-            self._gates = [
-                (
-                    e.entity,
-                    re.compile("|".join(map(re.escape, e.needles))) if e.needles else None,
-                    re.compile(e.trigger) if e.trigger else None,
-                )
-                for e in self.entries
-            ]
+            self._entity_triggers = [(e.entity, re.compile(e.trigger)) for e in self.entries if e.trigger]
             self.find("warm-up: MASTER_ADDR=gpu-node-1 10.0.0.1 a@b.com 4111 1111 1111 1111 00:1b:21:3a:4f:5c")
         except Exception as exc:  # Presidio or spaCy set-up: a broken installation, not bad input
             raise ConfigError(
@@ -96,17 +98,15 @@ class Masker:
 
     def may_hold(self, text: str) -> bool:
         """The cheap check: False means no recognizer can match anywhere in ``text``."""
-        return self._triggers.search(text) is not None or self._needles.search(text.lower()) is not None
+        return self._needles.search(text.lower()) is not None or self._triggers.search(text) is not None
 
     def entities_for(self, text: str) -> list[str]:
         """The entities whose needles or trigger occur in ``text``: only their recognizers run."""
-        low = text.lower()
-        found: list[str] = []
-        for entity, needles, trigger in self._gates:
-            if (needles is not None and needles.search(low)) or (trigger is not None and trigger.search(text)):
-                if entity not in found:
-                    found.append(entity)
-        return found
+        found: set[str] = set()
+        for m in self._needles.finditer(text.lower()):
+            found |= self._needle_entities[m.group()]
+        found.update(entity for entity, trigger in self._entity_triggers if entity not in found and trigger.search(text))
+        return sorted(found, key=self._order.__getitem__)
 
     def find(self, text: str) -> tuple[Span, ...]:
         """Spans to mask in ``text``: non-overlapping, credentials first (registry order), then identities."""

@@ -210,9 +210,9 @@ REGISTRY: list[Entry] = [
         check=checks.secret_setting,
     ),
     # print(batch) ... 'text': 'my card is 4111 1111 1111 1111'   (personal data inside printed samples)
-    Entry("CREDIT_CARD", trigger=r"\d{4}[- ]?\d{3,4}[- ]?\d{3,4}[- ]?\d{3}", stock=CreditCardRecognizer),
+    Entry("CREDIT_CARD", trigger=r"(?<![0-9])\d{4}[- ]?\d{3,4}[- ]?\d{3,4}[- ]?\d{3}", stock=CreditCardRecognizer),
     # ... 'iban': 'DE89 3704 0044 0532 0130 00'
-    Entry("IBAN_CODE", trigger=r"[A-Za-z]{2}\d{2}(?:[ -]?[A-Za-z0-9]{4}){2}", stock=IbanRecognizer),
+    Entry("IBAN_CODE", trigger=r"(?<![A-Za-z0-9])[A-Za-z]{2}\d{2}(?:[ -]?[A-Za-z0-9]{4}){2}", stock=IbanRecognizer),
     # wandb: Currently logged in as: alice@example.com  |  git config user.email alice@corp.internal
     Entry("EMAIL_ADDRESS", needles=("@",), stock=LogEmailRecognizer),
     # File "/home/alice/llm/train.py", line 88  |  SLURM_JOB_USER=alice  |  C:\Users\alice\  |  alice@gpu-node-017:~$
@@ -257,7 +257,7 @@ REGISTRY: list[Entry] = [
         "HOSTNAME",
         needles=("ip-", "node", "gpu", "dgx", "compute", "hpc", "nid", "login", "worker", "host", "srv", "server",
                  "addr", "connect", "resolve", "machine", "@", "://"),
-        trigger=r"\.(?i:" + _TLDS + r")\b|(?:cn|gn|vm)\d|:\d+:\d+ \[\d+\]|\[[A-Za-z][\w.-]*:\d+\]|[a-z0-9-]\[\d",
+        trigger=r"\.(?=[A-Za-z])(?i:" + _TLDS + r")\b|(?:cn|gn|vm)\d|:\d+:\d+ \[\d+\]|\[[A-Za-z][\w.-]*:\d+\]|[a-z0-9-]\[\d",
         patterns=(
             # [c10d] The client socket has timed out ... (gpu-node-017.cluster.internal, 29500)
             P(

@@ -1,0 +1,95 @@
+"""Infrastructure: file descriptors, full disks, the scheduler, signals from outside the process."""
+
+from __future__ import annotations
+
+from service.facts.rules.base import Boost, Rule
+from service.facts.rules.memory import OOM_KILLER, SIGKILLED
+
+RULES: tuple[Rule, ...] = (
+    Rule(
+        "too-many-open-files",
+        "too-many-open-files",
+        (
+            # "OSError: [Errno 24] Too many open files: '/data/shards/part-01234.parquet'"
+            r"\[Errno 24\] Too many open files|Too many open files",
+            # DataLoader with the file_descriptor sharing strategy: "RuntimeError: received 0 items of ancdata"
+            r"received 0 items of ancdata",
+        ),
+        0.9,
+    ),
+    Rule(
+        "disk-full",
+        "disk-full",
+        (
+            # "OSError: [Errno 28] No space left on device: '/checkpoints/step_1200/pytorch_model.bin'"
+            r"\[Errno 28\] No space left on device",
+            # torch.save on a full disk: "RuntimeError: [enforce fail at inline_container.cc:595] . unexpected pos 1493571328 vs 1493571216";
+            # "PytorchStreamWriter failed writing file data/123: file write failed"
+            r"unexpected pos \d+ vs \d+|PytorchStreamWriter failed writing file",
+            # quotas: "OSError: [Errno 122] Disk quota exceeded"
+            r"\[Errno 122\] Disk quota exceeded",
+        ),
+        0.88,
+        boosts=(
+            Boost(-0.4, "the full device is /dev/shm (see the shm and NCCL entries)", line=r"/dev/shm/|posix_fallocate failed|unable to write to file </torch_"),
+        ),
+    ),
+    Rule(
+        "no-space-left",
+        "disk-full",
+        # without the errno: "No space left on device" (tar, git, pip, the kernel)
+        (r"No space left on device",),
+        0.6,
+        boosts=(
+            Boost(-0.4, "the full device is /dev/shm (see the shm and NCCL entries)", line=r"/dev/shm/|posix_fallocate failed|unable to write to file </torch_"),
+        ),
+    ),
+    Rule(
+        "slurm-time-limit",
+        "slurm-time-limit",
+        (
+            # Slurm: "slurmstepd: error: *** JOB 123456 ON gpu-01 CANCELLED AT 2024-05-01T10:00:00 DUE TO TIME LIMIT ***"
+            r"CANCELLED AT \S+ DUE TO (?:TIME LIMIT|PREEMPTION|NODE FAILURE)",
+            # LSF: "TERM_RUNLIMIT: job killed after reaching LSF run time limit."; PBS: "PBS: job killed: walltime 86410 exceeded limit 86400"
+            r"TERM_RUNLIMIT: job killed after reaching LSF run time limit|PBS: job killed: walltime \d+ exceeded limit",
+        ),
+        0.95,
+    ),
+    Rule(
+        "slurm-cancelled",
+        "slurm-time-limit",
+        (
+            # scancel or the scheduler without a reason: "slurmstepd: error: *** STEP 4242.0 ON gpu-01 CANCELLED AT 2024-05-01T10:00:00 ***"
+            r"\*\*\* (?:JOB|STEP) [\d.]+ ON \S+ CANCELLED AT",
+            # "srun: Job step aborted: Waiting up to 32 seconds for job step to finish."; "srun: error: Timed out waiting for job step to complete"
+            r"Job step aborted: Waiting up to \d+ seconds for job step to finish",
+        ),
+        0.6,
+        consequence=True,
+    ),
+    Rule(
+        "sighup",
+        "sighup-session-hangup",
+        (
+            # torchrun: "torch.distributed.elastic.multiprocessing.api: [WARNING] Received 1 death signal, shutting down workers"
+            r"Received 1 death signal, shutting down workers",
+            # torchrun: "torch.distributed.elastic.multiprocessing.api.SignalException: Process 1234 got signal: 1"
+            r"SignalException: Process \d+ got signal: 1\b",
+            # "Received SIGHUP"; the shell: "Hangup" (a foreground job killed by SIGHUP); nohup's absence
+            r"Received SIGHUP|\bSIGHUP\b|^\s*Hangup\s*$",
+        ),
+        0.9,
+    ),
+    Rule(
+        "sigkill",
+        "process-killed-sigkill",
+        # torchrun "exitcode  : -9", "Signal 9 (SIGKILL) received by PID 1234"; bash "Killed"; "exit code 137"
+        (SIGKILLED,),
+        0.55,
+        consequence=True,
+        unless=(OOM_KILLER, r"DUE TO TIME LIMIT|DUE TO PREEMPTION|TERM_RUNLIMIT|walltime \d+ exceeded", r"Received 1 death signal"),
+        boosts=(
+            Boost(-0.25, "a DataLoader worker, not a rank, was killed", line=r"DataLoader worker \(pid \d+\) is killed by signal: Killed"),
+        ),
+    ),
+)
