@@ -9,7 +9,7 @@ import json
 import secrets
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -17,7 +17,7 @@ from retrieval import FusionWeights, Query, build_query, fuse, search_sources
 from retrieval.index import Index, load_or_build
 from retrieval.kb import KnowledgeBase, load_kb
 from service import chat
-from service.chat.models import Message
+from service.chat.models import ChatEvent, Message
 from service.compose import compose
 from service.errors import BadRequest, TooLarge
 from service.facts import extract_facts
@@ -149,8 +149,19 @@ def diagnose(
     return diagnosis
 
 
-def ask(engine: Engine, diagnosis_id: str, question: str, *, workspace_id: str | None = None) -> tuple[Message, Message]:
-    """A follow-up question on a stored diagnosis: masked, answered, both stored. Returns (question, answer)."""
+@dataclass
+class _Question:
+    """A checked, masked question with the stored material it is answered from."""
+
+    diagnosis_id: str
+    workspace_id: str | None
+    masked: str
+    diagnosis: Diagnosis
+    excerpt: list[Evidence]
+    history: list[Message]
+
+
+def _question(engine: Engine, diagnosis_id: str, question: str, workspace_id: str | None) -> _Question:
     question = question.strip()
     if not question:
         raise BadRequest("The question is empty.", hint='Send {"question": "..."}.')
@@ -160,11 +171,42 @@ def ask(engine: Engine, diagnosis_id: str, question: str, *, workspace_id: str |
     d = engine.store.get(diagnosis_id, workspace_id)
     excerpt = engine.store.excerpt(diagnosis_id, workspace_id)
     history = history_of(engine, diagnosis_id, workspace_id)
-    reply = chat.answer(d, masked_q, excerpt, engine.kb, history, engine.settings)
-    engine.store.add_message(diagnosis_id, "user", json.dumps({"text": masked_q}), workspace_id)
-    engine.store.add_message(diagnosis_id, "assistant", reply.model_dump_json(), workspace_id)
-    *_, asked, answered = history_of(engine, diagnosis_id, workspace_id)
+    return _Question(diagnosis_id, workspace_id, masked_q, d, excerpt, history)
+
+
+def _store_exchange(engine: Engine, q: _Question, reply: chat.Reply) -> tuple[Message, Message]:
+    engine.store.add_message(q.diagnosis_id, "user", json.dumps({"text": q.masked}), q.workspace_id)
+    engine.store.add_message(q.diagnosis_id, "assistant", reply.model_dump_json(), q.workspace_id)
+    *_, asked, answered = history_of(engine, q.diagnosis_id, q.workspace_id)
     return asked, answered
+
+
+def ask(engine: Engine, diagnosis_id: str, question: str, *, workspace_id: str | None = None) -> tuple[Message, Message]:
+    """A follow-up question on a stored diagnosis: masked, answered, both stored. Returns (question, answer)."""
+    q = _question(engine, diagnosis_id, question, workspace_id)
+    reply = chat.answer(q.diagnosis, q.masked, q.excerpt, engine.kb, q.history, engine.settings)
+    return _store_exchange(engine, q, reply)
+
+
+def ask_stream(engine: Engine, diagnosis_id: str, question: str, *, workspace_id: str | None = None) -> Iterator[ChatEvent]:
+    """``ask()`` for the chat page. Checks, masks and loads now, so bad input raises before any event; the
+    events then come as they are iterated: the LLM's ``delta``s (none without an LLM), and one final
+    ``answer`` with the validated reply (or the deterministic fallback), stored like ``ask()`` stores it."""
+    q = _question(engine, diagnosis_id, question, workspace_id)
+
+    def events() -> Iterator[ChatEvent]:
+        answering = chat.answer_stream(q.diagnosis, q.masked, q.excerpt, engine.kb, q.history, engine.settings)
+        while True:
+            try:
+                delta = next(answering)
+            except StopIteration as done:
+                reply: chat.Reply = done.value
+                break
+            yield ChatEvent(kind="delta", data={"text": delta})
+        asked, answered = _store_exchange(engine, q, reply)
+        yield ChatEvent(kind="answer", data={"question": asked.model_dump(), "answer": answered.model_dump()})
+
+    return events()
 
 
 def history_of(engine: Engine, diagnosis_id: str, workspace_id: str | None = None) -> list[Message]:
@@ -176,5 +218,5 @@ def history_of(engine: Engine, diagnosis_id: str, workspace_id: str | None = Non
         else:
             reply = chat.Reply.model_validate(data)
             out.append(Message(role=role, text=reply.answer, created_at=created.isoformat(timespec="seconds"),
-                               citations=reply.citations, composer=reply.composer))
+                               citations=reply.citations, composer=reply.composer, notes=reply.notes))
     return out

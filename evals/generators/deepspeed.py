@@ -19,6 +19,7 @@ import argparse
 import datetime as dt
 import json
 import random
+import re
 import string
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -184,7 +185,7 @@ def nvidia_smi(rng: random.Random, gpu: str, n: int, driver: str, cuda: str, whe
         d1 = d1 + " " * (41 - len(d1) - len(tail)) + tail
         busy = sum(m for g, _, _, m in (procs or []) if g == i)
         d2 = f"{used_mib + busy + (4 if busy else 0)}MiB / {mem}MiB ".rjust(22)
-        d3 = f"{(str(rng.randint(93, 100)) + '%') if busy else '0%':>7}      Default "
+        d3 = f"{(str(rng.randint(93, 100)) + '%') if busy else '0%':>8}      Default "
         lines.append(f"|{c1}|{c2}|{c3}|")
         lines.append(f"|{d1}|{d2}|{d3}|")
         lines.append("|                                         |                      |" + ("N/A " if consumer else "Disabled ").rjust(22) + "|")
@@ -525,12 +526,35 @@ def backward_frames(site: str, tv: str) -> list[tuple[str, int, str, str]]:
     return fr
 
 
+_TS = re.compile(r"\[(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d),(\d{3})\]")
+
+
+def monotonic_timestamps(text: str, seed: int) -> str:
+    """Interleaving per-process output can put a later-generated timestamp first; real merged output is
+    (nearly) ordered, so pull any earlier logging timestamp forward to just after the previous one."""
+    rng = random.Random(seed)
+    prev: dt.datetime | None = None
+    out = []
+    for line in text.split("\n"):
+        m = _TS.search(line)
+        if m:
+            t = dt.datetime.strptime(m.group(1), "%Y-%m-%d %H:%M:%S") + dt.timedelta(milliseconds=int(m.group(2)))
+            if prev is not None and t < prev:
+                t = prev + dt.timedelta(milliseconds=rng.randint(1, 40))
+                stamp = t.strftime("%Y-%m-%d %H:%M:%S") + f",{t.microsecond // 1000:03d}"
+                line = line[:m.start()] + f"[{stamp}]" + line[m.end():]
+            prev = t
+        out.append(line)
+    return "\n".join(out)
+
+
 def write_case(out: Path, c: Case) -> None:
     d = out / c.case_id
     d.mkdir(parents=True, exist_ok=True)
     for name, text in c.files.items():
         p = d / name
         p.parent.mkdir(parents=True, exist_ok=True)
+        text = monotonic_timestamps(text, hash(c.case_id + name) & 0xFFFF) if name != "session.txt" else text
         p.write_text(text if text.endswith("\n") else text + "\n")
 
     def q(s: str) -> str:
@@ -609,13 +633,13 @@ def case_batch_ds_launcher() -> Case:
     pids = [51201, 51202, 51203, 51204]
     blocks = []
     for r in range(4):
-        b = [ds_line(clock, L["accel"], "Setting ds_accelerator to cuda (auto detect)", lo=2.0, hi=3.5)]
+        b = [ds_line(clock, L["accel"], "Setting ds_accelerator to cuda (auto detect)", lo=2.0 if r == 0 else 0.01, hi=3.5 if r == 0 else 0.3)]
         blocks.append(b)
     out += interleave(blocks, rng, 1, 1)
     blocks = []
     for r in range(4):
         b = [f"[rank {r}] loading tokenizer + model gpt2-medium (354.8M params)",
-             ds_line(clock, L["cdb"], "cdb=None", lo=3.0, hi=5.0)]
+             ds_line(clock, L["cdb"], "cdb=None", lo=3.0 if r == 0 else 0.05, hi=5.0 if r == 0 else 0.6)]
         if r == 0:
             b.append(ds_line(clock, L["comm_init"], "Initializing TorchBackend in DeepSpeed with backend nccl"))
             b.append(f"[rank 0] train shards: 1024 files, 9.04B tokens, seq_len=1024")
@@ -696,8 +720,8 @@ def case_batch_hf_torchrun() -> Case:
            "NCCL_ASYNC_ERROR_HANDLING=1",
            "NCCL_DEBUG=WARN",
            "TORCH_NCCL_ASYNC_ERROR_HANDLING=1",
-           "WANDB_ENTITY=mchen-lab",
            f"WANDB_API_KEY={wb}",
+           "WANDB_ENTITY=mchen-lab",
            "WANDB_PROJECT=llama2-13b-sft",
            "+ cat configs/zero3_bf16.json",
            json.dumps({"bf16": {"enabled": "auto"}, "zero_optimization": {"stage": 3, "overlap_comm": True, "contiguous_gradients": True,
@@ -721,12 +745,11 @@ def case_batch_hf_torchrun() -> Case:
             b.append(p + ds_line(clock, L["comm_init"], "Initializing TorchBackend in DeepSpeed with backend nccl"))
         blocks.append(b)
     out += interleave(blocks, rng, 1, 2)
+    out.append(ds_line(clock, "partition_parameters.py:348:__exit__", "finished initializing model - num_params = 363, num_elems = 13.02B", lo=20, hi=30))
     blocks = []
     for r in range(8):
         p = ""  # torch >= 2.3 prefixes only uncaught tracebacks ("[rankN]: ") via sys.excepthook
         b = []
-        if r == 0:
-            b.append(p + ds_line(clock, "partition_parameters.py:348:__exit__", "finished initializing model - num_params = 363, num_elems = 13.02B", lo=20, hi=30))
         n = rng.randint(3, 5)
         b.append(f"Loading checkpoint shards: 100%|██████████| 3/3 [00:{rng.randint(21, 29)}<00:00,  {rng.uniform(7.2, 9.6):.2f}s/it]")
         b.append(f"Map (num_proc=8): 100%|██████████| 61204/61204 [00:0{n}<00:00, {rng.randint(11000, 15000)}.{rng.randint(10, 99)} examples/s]" if r == 0 else
@@ -949,10 +972,10 @@ def case_build_gcc_fused_adam() -> Case:
             "  torch.utils._pytree._register_pytree_node(",
             ds_line(clock, L["cdb"], "cdb=None", lo=0.5, hi=1.0),
             ds_line(clock, L["comm_init"], "Initializing TorchBackend in DeepSpeed with backend nccl"),
-            "02/18/2024 20:11:52 - INFO - __main__ - loading stabilityai/stable-diffusion-xl-base-1.0 (unet fp16, vae fp32)",
+            f"{clock.tick(0.3, 0.6).strftime('%m/%d/%Y %H:%M:%S')} - INFO - __main__ - loading stabilityai/stable-diffusion-xl-base-1.0 (unet fp16, vae fp32)",
             "Loading pipeline components...: 100%|██████████| 7/7 [00:02<00:00,  2.91it/s]",
-            "02/18/2024 20:12:03 - INFO - __main__ - LoRA rank 32 on attn processors: 11,141,120 trainable params",
-            "02/18/2024 20:12:03 - INFO - __main__ - dataset: 1,834 images (data/ink_style), resolution 1024, batch 2",
+            f"{clock.tick(8.0, 11.0).strftime('%m/%d/%Y %H:%M:%S')} - INFO - __main__ - LoRA rank 32 on attn processors: 11,141,120 trainable params",
+            f"{clock.tick(0.1, 0.3).strftime('%m/%d/%Y %H:%M:%S')} - INFO - __main__ - dataset: 1,834 images (data/ink_style), resolution 1024, batch 2",
             ds_line(clock, L["log_dist"], "[Rank 0] DeepSpeed info: version=0.12.6, git-hash=unknown, git-branch=unknown", lo=0.2, hi=0.5),
             ds_line(clock, L["log_dist"], "[Rank 0] DeepSpeed Flops Profiler Enabled: False", lo=0.2, hi=0.5).replace("logging.py:96:log_dist", "logging.py:96:log_dist"),
             f"Using {ext} as PyTorch extensions root...",
@@ -1032,7 +1055,7 @@ def case_build_ninja_path() -> Case:
             ds_line(clock, L["cdb"], "cdb=None", lo=1.0, hi=2.0),
             ds_line(clock, L["comm_init"], "Initializing TorchBackend in DeepSpeed with backend nccl"),
             "Loading checkpoint shards: 100%|██████████| 2/2 [00:06<00:00,  3.22s/it]",
-            "06/21/2024 08:47:41 - INFO - __main__ - model microsoft/phi-2: 2.78B params, all trainable (full fine-tune)",
+            f"{clock.tick(0.5, 1.0).strftime('%m/%d/%Y %H:%M:%S')} - INFO - __main__ - model microsoft/phi-2: 2.78B params, all trainable (full fine-tune)",
             "Map: 100%|██████████| 12000/12000 [00:04<00:00, 2741.55 examples/s]",
             ds_line(clock, L["log_dist"], "[Rank 0] DeepSpeed info: version=0.12.6, git-hash=unknown, git-branch=unknown", lo=0.5, hi=1.0),
             ds_line(clock, L["log_dist"], "[Rank 0] DeepSpeed Flops Profiler Enabled: False"),
@@ -2554,7 +2577,7 @@ def case_fp16_hf_t5_t4() -> Case:
             b.append(ds_line(clock, L["comm_init"], "Initializing TorchBackend in DeepSpeed with backend nccl"))
         blocks.append(b)
     out += interleave(blocks, rng, 1, 2)
-    out += ["02/02/2024 18:40:31 - INFO - __main__ - Distributed environment: DEEPSPEED  Backend: nccl",
+    out += [f"{clock.tick(0.1, 0.3).strftime('%m/%d/%Y %H:%M:%S')} - INFO - __main__ - Distributed environment: DEEPSPEED  Backend: nccl",
             "Num processes: 4",
             "Process index: 0",
             "Local process index: 0",
@@ -2563,7 +2586,7 @@ def case_fp16_hf_t5_t4() -> Case:
             "Mixed precision type: fp16",
             "ds_config: {'train_batch_size': 'auto', 'train_micro_batch_size_per_gpu': 'auto', 'gradient_accumulation_steps': 1, 'zero_optimization': {'stage': 2, 'offload_optimizer': {'device': 'none', 'nvme_path': None}, 'offload_param': {'device': 'none', 'nvme_path': None}, 'stage3_gather_16bit_weights_on_model_save': False}, 'gradient_clipping': 1.0, 'steps_per_print': inf, 'fp16': {'enabled': True, 'auto_cast': True}, 'bf16': {'enabled': False}, 'zero_allow_untested_optimizer': True}",
             "",
-            "02/02/2024 18:40:31 - INFO - __main__ - GPU: Tesla T4 (compute capability 7.5) x4; bf16 not available, using fp16",
+            f"{clock.tick(0.01, 0.05).strftime('%m/%d/%Y %H:%M:%S')} - INFO - __main__ - GPU: Tesla T4 (compute capability 7.5) x4; bf16 not available, using fp16",
             "Map: 100%|██████████| 287113/287113 [02:11<00:00, 2183.54 examples/s]"]
     out += ds_engine_init_lines(clock, v, 2, "torch.float16", "adamw")
     out += ["  0%|          | 0/17945 [00:00<?, ?it/s]"]

@@ -1138,7 +1138,6 @@ def bnb_k8s_no_libcudart_01():
 
 @case
 def bnb_cu124_wrapped_02():
-    random.Random(302)
     site = "/usr/local/lib/python3.10/site-packages"
     lines = ["$ python finetune_qlora.py --model meta-llama/Meta-Llama-3.1-8B-Instruct --data data/support_tickets.jsonl --lora-r 16 --bf16",
              "[2024-08-06 13:12:44] torch 2.4.0+cu124 | CUDA available: True | device: NVIDIA L4 (compute capability 8.9)",
@@ -1514,7 +1513,6 @@ def numpy_pandas_dtype_size_01():
 
 @case
 def numpy_torch_dataloader_02():
-    random.Random(402)
     site = "/opt/venv/lib/python3.10/site-packages"
     lines = ["+ python -c 'import numpy, torch; print(numpy.__version__, torch.__version__)'"]
     # with `python -c` the frame has no source line to show
@@ -2049,7 +2047,6 @@ def compile_slim_ci_cpu_01():
 
 @case
 def compile_python_h_missing_02():
-    random.Random(602)
     site = "/usr/local/lib/python3.10/dist-packages"
     tmp = "/tmp/tmpq2_3b8xz"
     lines = ["root@finetune-a10g:/workspace# accelerate launch --num_processes 1 --mixed_precision bf16 train.py --model Qwen/Qwen1.5-1.8B --data data/summaries.jsonl --torch_compile --per_device_train_batch_size 8 --max_steps 3000",
@@ -2505,7 +2502,6 @@ def requests_conn_chain(site: str, py: str, url_path: str, obj: str, req_id: str
 
 @case
 def hf_offline_compute_node_01():
-    random.Random(701)
     venv = "/home/lwang/venvs/ft"
     site = f"{venv}/lib/python3.10/site-packages"
     model = "mistralai/Mistral-7B-v0.1"

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any, Literal
+
 from pydantic import BaseModel, Field
 
 
@@ -25,3 +27,11 @@ class Message(BaseModel):
     created_at: str
     citations: list[Citation] = Field(default_factory=list)
     composer: str | None = None
+    notes: list[str] = Field(default_factory=list)  # e.g. why an LLM answer was replaced by the deterministic one
+
+
+class ChatEvent(BaseModel):
+    """One event of a streamed answer: ``delta`` (raw LLM text, unvalidated) or the final ``answer``."""
+
+    kind: Literal["delta", "answer"]
+    data: dict[str, Any]

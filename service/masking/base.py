@@ -71,11 +71,20 @@ def _compile(pattern: str) -> Any:
 
 
 def _needle_test(needles: tuple[str, ...]) -> Callable[[str], object] | None:
+    """A test on the lower-cased text: does it hold one of ``needles``? None when the pattern has none."""
     if not needles:
         return None
     if len(needles) == 1:
-        return lambda low, n=needles[0]: n in low
+        return _Contains(needles[0])
     return re.compile("|".join(map(re.escape, needles))).search
+
+
+class _Contains:
+    def __init__(self, needle: str) -> None:
+        self.needle = needle
+
+    def __call__(self, low: str) -> bool:
+        return self.needle in low
 
 
 class LogPatternRecognizer(PatternRecognizer):

@@ -142,9 +142,9 @@ def is_host_value(value: str, strong: bool) -> bool:
         return False
     if not any(c.isalpha() for c in v):
         return False  # "nodes: 2", an IP or a port: not a machine name
-    if "." in v and not is_fqdn(v):
-        if v.rsplit(".", 1)[-1].lower() in _FILE_SUFFIXES or v != v.lower():
-            return False  # a file name or a Python path, not a host
+    dotted_code = v.rsplit(".", 1)[-1].lower() in _FILE_SUFFIXES or v != v.lower()
+    if "." in v and dotted_code and not is_fqdn(v):
+        return False  # a file name or a Python path, not a host
     if strong:
         return True
     if _NOT_HOST_WORDS.match(v.lower()):

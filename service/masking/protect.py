@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 
 PROTECTED: list[re.Pattern[str]] = [
-    re.compile(p)
+    re.compile(p, re.MULTILINE)
     for p in (
         # [2024-05-01 12:00:03,123] / 2024-05-01T12:00:03.123456+00:00 (ISO 8601, never a date to mask)
         r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(?:[.,]\d+)?(?:Z|[+-]\d{2}:?\d{2})?",
@@ -22,6 +22,13 @@ PROTECTED: list[re.Pattern[str]] = [
         # cuDNN version 8.9.2.26 | TensorRT 8.6.1.6 | driver 535.104.05 (four-part versions look like IPv4)
         r"(?i:\b(?:cudnn|cuda|nccl|driver|torch|pytorch|python|tensorrt|trt|triton|transformers|deepspeed|apex"
         r"|jax|jaxlib|numpy|cublas|cufft|version|ver|release|build)\b[\s:=v]*\d+(?:\.\d+)+(?:[+~-][\w.]+)?)",
+        # pip list / conda list rows: "nvidia-cudnn-cu12        8.9.2.26", "ninja  1.11.1.1"
+        r"^\s*[A-Za-z0-9][\w.-]*\s{2,}v?\d+(?:\.\d+)+\S*",
+        # pins and glued versions: nvidia-cudnn-cu12==8.9.2.26, /opt/TensorRT-8.5.3.1/lib, cudnn_8.9.2.26
+        r"(?<=[=<>~!]=)\s*v?\d+(?:\.\d+)+",
+        r"(?<=[A-Za-z][-_])v?\d+(?:\.\d+){2,}",
+        # apt and wheel versions with a build suffix: 11.7.4.6~11.5.1-1ubuntu1, 2.1.2.1+cu121
+        r"\b\d+(?:\.\d+){2,}(?=[~+]\w)",
         # v1.2.3.4 and long dotted numbers 1.2.3.4.5
         r"(?<![\w.])v\d+(?:\.\d+){2,}",
         r"(?<![\w.])\d+(?:\.\d+){4,}",
