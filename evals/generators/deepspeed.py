@@ -625,6 +625,7 @@ def case_batch_ds_launcher() -> Case:
     busy = [(4, 88213, "/usr/bin/python3", 38112), (5, 88214, "/usr/bin/python3", 38112),
             (6, 88215, "/usr/bin/python3", 38110), (7, 88216, "/usr/bin/python3", 38114)]
     out += nvidia_smi(rng, "NVIDIA A100-SXM4-40GB", 8, "535.129.03", "12.2", "Tue Mar  5 14:02:10 2024", used_mib=4, procs=busy)
+    out += ["+ cat configs/ds_zero2_bs256.json"] + json.dumps(cfg, indent=2).splitlines()
     out += ["+ deepspeed train_gpt2_ds.py --deepspeed --deepspeed_config configs/ds_zero2_bs256.json --model_name gpt2-medium --data_dir /data/openwebtext/tokenized --save_dir /ckpt/gpt2m-owt"]
     world = {"localhost": [0, 1, 2, 3]}
     script = ["train_gpt2_ds.py", "--deepspeed", "--deepspeed_config", "configs/ds_zero2_bs256.json", "--model_name",
@@ -2121,6 +2122,7 @@ def case_twice_vlm_one_rank() -> Case:
             (f"{proj}/train_vlm.py", 331, "main", "engine.backward(loss)")]
     t = tb(reduced_twice_frames(site, v, tv, head), reduced_twice_msg(402))
     out += [srun_prefix(5) + ln for ln in t]
+    out.append("srun: error: p4d-st-3: task 5: Exited with exit code 1")
     blocks = []
     for r in range(W):
         if r == 5:
@@ -2128,8 +2130,7 @@ def case_twice_vlm_one_rank() -> Case:
         ran = 1800000 + rng.randint(20, 900)
         blocks.append([srun_prefix(r) + ln for ln in watchdog_21(r, 25489, "ALLREDUCE", 262144000, 262144000, ran)])
     out += interleave(blocks, rng, 1, 3)
-    out += ["srun: error: p4d-st-3: task 5: Exited with exit code 1",
-            "srun: error: p4d-st-3: tasks 0-4,6-7: Aborted (core dumped)",
+    out += ["srun: error: p4d-st-3: tasks 0-4,6-7: Aborted (core dumped)",
             "srun: launch/slurm: _step_signal: Terminating StepId=220871.0",
             "srun: error: p4d-st-7: tasks 8-15: Aborted (core dumped)"]
     return Case(
@@ -2155,7 +2156,11 @@ def case_ssh_first_host() -> Case:
     v = "0.15.4"
     L = DS_LOC[v]
     site = "/usr/local/lib/python3.10/dist-packages"
-    out = ["root@train-7c9f5d-0:/workspace# cat /job/hostfile",
+    out = ["root@train-7c9f5d-0:/workspace# pip list 2>/dev/null | grep -iE '^(deepspeed|torch|transformers) '",
+           "deepspeed                         0.15.4",
+           "torch                             2.4.1",
+           "transformers                      4.46.3",
+           "root@train-7c9f5d-0:/workspace# cat /job/hostfile",
            "train-7c9f5d-0 slots=8",
            "train-7c9f5d-1 slots=8",
            "root@train-7c9f5d-0:/workspace# deepspeed train.py --deepspeed ds_config.json --model_name_or_path meta-llama/Meta-Llama-3-8B --output_dir /out",
@@ -2170,7 +2175,7 @@ def case_ssh_first_host() -> Case:
         label="deepspeed-launcher-ssh-unreachable", difficulty="easy",
         description="deepspeed launcher in a Kubernetes pod with /job/hostfile listing two pods; its ssh pre-check to the first host fails (no sshd/keys), RuntimeError 'was not reachable via ssh'",
         files={"console.txt": "\n".join(out)},
-        facts={"deepspeed_version": "0.15.4", "launcher": "deepspeed"},
+        facts={"deepspeed_version": "0.15.4", "torch_version": "2.4.1", "launcher": "deepspeed"},
         must_mention=["ssh", "hostfile"],
     )
 
@@ -2236,7 +2241,7 @@ def case_ssh_pdsh_hang() -> Case:
         label="deepspeed-launcher-ssh-unreachable", difficulty="hard",
         description="4-node deepspeed/pdsh launch: gpu-node-03 unreachable (No route to host, ssh exit 255) right after the cmd line; the other 24 ranks start and hang in init for 15 min until the user hits Ctrl-C, so the log ends with interrupt/SIGTERM noise",
         files={"launch.log": "\n".join(out)},
-        facts={"deepspeed_version": "0.12.6", "launcher": "deepspeed", "num_nodes": "4"},
+        facts={"launcher": "deepspeed", "num_nodes": "4"},
         must_mention=["gpu-node-03", "ssh"],
         secrets=["dmitri"],
     )
@@ -2248,7 +2253,9 @@ def case_ssh_master_addr() -> Case:
     v = "0.12.6"
     L = DS_LOC[v]
     site = "/opt/conda/lib/python3.10/site-packages"
-    out = ["[azureuser@vm-ndv4-0 bloom-ft]$ cat hostfile",
+    out = ["[azureuser@vm-ndv4-0 bloom-ft]$ python -c 'import deepspeed, torch; print(deepspeed.__version__, torch.__version__)'",
+           "0.12.6 2.1.2+cu121",
+           "[azureuser@vm-ndv4-0 bloom-ft]$ cat hostfile",
            "vm-ndv4-1 slots=8",
            "vm-ndv4-2 slots=8",
            "[azureuser@vm-ndv4-0 bloom-ft]$ deepspeed --hostfile hostfile --no_ssh_check finetune.py --deepspeed ds_z3.json --model bigscience/bloom-7b1",
@@ -2406,8 +2413,8 @@ def case_nan_triplet_anomaly() -> Case:
         case_id="loss-nan-triplet-sqrt-anomaly-cpu-03",
         label="loss-nan", difficulty="easy",
         description="real CPU run: triplet loss with Euclidean distance on duplicated positives; sqrt at 0 gives an infinite derivative, loss nan from step 20; with anomaly detection PowBackward0 returns nan",
-        files={"session.txt": TRIPLET_ANOMALY_RUN},
-        facts={"launcher": "python"},
+        files={"session.txt": TRIPLET_ANOMALY_RUN.rstrip("$ \n") + "$ echo $?\n1\n(metric) ana@ana-xps:~/src/metric$ \n"},
+        facts={"launcher": "python", "exit_code": "1"},
         must_mention=["sqrt", "eps"],
     )
 

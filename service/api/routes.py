@@ -2,17 +2,25 @@
 
 from __future__ import annotations
 
+import json
+import logging
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from anyio import to_thread
 from fastapi import APIRouter, Request
+from fastapi.responses import StreamingResponse
 from pydantic import BaseModel, Field
 
+from service.api.errors import error_body
 from service.api.uploads import read_sources
-from service.errors import NotFound
+from service.chat.models import ChatEvent
+from service.errors import CrashdocError, NotFound
 from service.models import Diagnosis
-from service.pipeline import Engine, ask, diagnose, history_of
+from service.pipeline import Engine, ask, ask_stream, diagnose, history_of
+
+log = logging.getLogger("crashdoc.api")
 
 router = APIRouter()
 
@@ -84,6 +92,33 @@ async def post_message(diagnosis_id: str, body: Question, request: Request) -> d
     engine = _engine(request)
     asked, answered = await to_thread.run_sync(lambda: ask(engine, diagnosis_id, body.question))
     return {"question": asked.model_dump(), "answer": answered.model_dump()}
+
+
+_SSE_DOC = {200: {"description": "`event: delta` (LLM text as it arrives; none without an LLM), then one "
+                               "`event: answer` with the validated `{question, answer}`; `event: error` if it fails midway",
+                  "content": {"text/event-stream": {"schema": {"type": "string"}}}}}
+
+
+def _sse(events: Iterator[ChatEvent], request_id: str | None) -> Iterator[str]:
+    """Server-sent events; an error after the stream has started becomes an ``error`` event."""
+    try:
+        for e in events:
+            yield f"event: {e.kind}\ndata: {json.dumps(e.data)}\n\n"
+    except CrashdocError as exc:
+        yield f"event: error\ndata: {json.dumps(error_body(exc.code, str(exc), request_id))}\n\n"
+    except Exception as exc:
+        log.error("request %s: stream failed: %s", request_id, exc.__class__.__name__)
+        body = error_body("internal", "Something went wrong on our side; the request id helps us find it.", request_id)
+        yield f"event: error\ndata: {json.dumps(body)}\n\n"
+
+
+@router.post("/v1/diagnoses/{diagnosis_id}/messages/stream", tags=["chat"], response_class=StreamingResponse, responses=_SSE_DOC)
+async def stream_message(diagnosis_id: str, body: Question, request: Request) -> StreamingResponse:
+    """Ask a follow-up question and read the answer as server-sent events (for the chat on the page)."""
+    engine = _engine(request)
+    events = await to_thread.run_sync(lambda: ask_stream(engine, diagnosis_id, body.question))
+    return StreamingResponse(_sse(events, getattr(request.state, "request_id", None)), media_type="text/event-stream",
+                             headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})
 
 
 @router.get("/v1/diagnoses/{diagnosis_id}/messages", tags=["chat"])

@@ -50,6 +50,8 @@ def to_text(s: dict[str, Any], *, markdown: bool = False) -> str:
         c = s["chat"]
         out.append(h("Chat eval"))
         out.append(f"  {c['n']} questions: {_pct(c['pass_rate'])} answered with every must-mention term")
+        for f in c["failing"][:12]:
+            out.append(f"  FAIL {f['case']}: {f['question']!r} missing {f.get('missing')} (intent {f.get('intent')})")
     if s["confusions"]:
         out.append(h("Most confused (expected -> predicted)"))
         for c in s["confusions"]:

@@ -214,4 +214,4 @@ def host_weak(text: str, m: Any, s: int, e: int) -> bool:
 
 def user_value(text: str, m: Any, s: int, e: int) -> bool:
     v = text[s:e]
-    return is_real_value(v) and v not in {"root", ".", ".."}
+    return is_real_value(v) and v not in {"root", "git", ".", ".."}  # root@box, git@github.com: no person

@@ -172,8 +172,8 @@ def _prefix(v: Values, rank: int) -> tuple[str, list[tuple[str, str]]]:
     return "", []
 
 
-def _secret_lines(v: Values) -> list[tuple[str, list[tuple[str, str]]]]:
-    """One round of every template: (text, planted secrets)."""
+def _secret_lines(v: Values) -> tuple[list[tuple[str, list[tuple[str, str]]]], list[tuple[str, list[tuple[str, str]]]]]:
+    """One round of every template: (text, planted secrets), then lines that need the round's names taught."""
     r = v.r
     u, u2, node, fq, ip, pw = v.user(), v.user(), v.node(), v.fqdn(), v.ipv4(), v.password()
     hf, oa, an, gh, gl = v.hf(), v.openai(), v.anthropic(), v.github(), v.gitlab()
@@ -184,6 +184,11 @@ def _secret_lines(v: Values) -> list[tuple[str, list[tuple[str, str]]]]:
     pypi, npm, stripe, generic = "pypi-AgEIcHlwaS5vcmc" + v.s(ALNUM + "_-", 60), "npm_" + v.s(ALNUM, 36), "sk_live_" + v.s(ALNUM, 24), v.s(ALNUM, 32)
     pk_body = [v.b64(48) for _ in range(3)]
     acct = f"acme{r.randint(100, 999)}store"
+    taught = [
+        # after SLURM_JOB_USER=NAME or /home/NAME taught the name: a bare mention in another path
+        (f"resumed from /scratch/{u}/ckpt/step_8000 (optimizer, scheduler, rng)", [("username", u)]),
+        (f"rsync -a /data/{u2}/shards/ /fsx/{u2}-exp/shards/", [("username", u2)]),
+    ]
     return [
         (f"HF_TOKEN={hf}", [("hf_token", hf)]),
         (f"huggingface_hub.utils._errors.HfHubHTTPError: 401 Client Error (token {hf[:6]}...) while using token={hf}", [("hf_token", hf)]),
@@ -241,7 +246,11 @@ def _secret_lines(v: Values) -> list[tuple[str, list[tuple[str, str]]]]:
         (f"sample 17: {{'text': 'please charge my card {card} thanks', 'label': 1}}", [("credit_card", card)]),
         (f"sample 23: {{'text': 'wire it to IBAN {iban} by friday', 'label': 0}}", [("iban", iban)]),
         (f"socket.gaierror: [Errno -2] Name or service not known: could not resolve host {node}.lab.acme-research.com", [("hostname", f"{node}.lab.acme-research.com")]),
-    ]
+        (f"[prolog] job {r.randint(1000, 999999)} user {u2} partition h100 nodes gpu-h[01-02] started", [("username", u2)]),
+        (f"torch._inductor.exc.InductorError: PermissionError: [Errno 13] Permission denied: '/tmp/torchinductor_{u}/fx_graph'", [("username", u)]),
+        (f"== job {r.randint(1000, 999999)} ({u2}) on {node} ==", [("username", u2), ("hostname", node)]),
+        (f"  hostname: {v.s(string.ascii_lowercase, 6)}{r.randint(1, 9)}x", []),
+    ], taught
 
 
 _TOKEN_LINES: list[tuple[str, list[str]]] = [
@@ -281,6 +290,15 @@ _TOKEN_LINES: list[tuple[str, list[str]]] = [
     ("torch._dynamo.exc.Unsupported: call_function BuiltinVariable(setattr) in self.net", ["torch._dynamo.exc.Unsupported", "self.net"]),
     ("run dir outputs/24-05-01-12-00-03 and seed 4242", ["24-05-01-12-00-03", "seed 4242"]),
     ("killed by signal SIGKILL (-9); exitcode -9; local_rank: 3 (pid: 8812) of binary: /opt/conda/bin/python", ["SIGKILL", "local_rank: 3", "/opt/conda/bin/python"]),
+    ("nvidia-cudnn-cu12        8.9.2.26", ["8.9.2.26"]),
+    ("nvidia-cublas-cu12       12.1.3.1", ["12.1.3.1"]),
+    ("Requirement already satisfied: nvidia-cusparse-cu12==12.1.0.106 in /opt/conda/lib/python3.10/site-packages", ["12.1.0.106"]),
+    ("LD_LIBRARY_PATH=/usr/local/cuda-11.8/lib64:/opt/TensorRT-8.5.3.1/lib", ["/usr/local/cuda-11.8/lib64", "TensorRT-8.5.3.1"]),
+    ("Get:1 http://azure.archive.ubuntu.com/ubuntu jammy/main amd64 libcublaslt11 amd64 11.7.4.6~11.5.1-1ubuntu1 [173 MB]",
+     ["azure.archive.ubuntu.com", "11.7.4.6~11.5.1-1ubuntu1"]),
+    ("pip install git+ssh://git@github.com/NVIDIA/apex.git; see http://www.nvidia.com/Download/index.aspx", ["git@github.com", "www.nvidia.com"]),
+    ("apt-get install node-html5shiv libnvtoolsext1", ["node-html5shiv"]),
+    ("UserWarning: TypedStorage is deprecated. It will be removed in the future and UntypedStorage will be the only storage class.", ["UserWarning", "TypedStorage"]),
 ]
 
 
@@ -290,9 +308,9 @@ def build_corpus(seed: int = 1, rounds: int = 12) -> Corpus:
     v = Values(rng)
     corpus = Corpus()
     for round_ in range(rounds):
-        items = _secret_lines(v)
+        items, taught = _secret_lines(v)
         rng.shuffle(items)
-        for text, secrets in items:
+        for text, secrets in items + taught:
             prefix, planted = _prefix(v, rng.randrange(64))
             corpus.add(prefix + text, planted + secrets)
         for text, tokens in _TOKEN_LINES if round_ % 2 == 0 else []:
