@@ -54,6 +54,8 @@ class Settings(BaseSettings):
     cors_origins: list[str] = []
     public_url: str | None = None
     slack_signing_secret: SecretStr | None = None
+    # Slack's response_url must be https://hooks.slack.com/...; loopback http is for tests only (SSRF guard).
+    slack_allow_insecure_response_url: bool = False
     retention_days: int = 0  # 0 keeps diagnoses forever
 
     # Plans: daily diagnosis allowance per workspace.

@@ -21,6 +21,7 @@ import json
 import random
 import re
 import string
+import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -110,7 +111,7 @@ def interleave(blocks: list[list[str]], rng: random.Random, lo: int = 1, hi: int
     """Merge several processes' output the way a shared stdout/stderr does: in small runs of lines."""
     idx = [0] * len(blocks)
     out: list[str] = []
-    while any(i < len(b) for i, b in zip(idx, blocks)):
+    while any(i < len(b) for i, b in zip(idx, blocks, strict=True)):
         k = rng.choice([j for j, b in enumerate(blocks) if idx[j] < len(b)])
         n = rng.randint(lo, hi)
         out.extend(blocks[k][idx[k] : idx[k] + n])
@@ -554,7 +555,7 @@ def write_case(out: Path, c: Case) -> None:
     for name, text in c.files.items():
         p = d / name
         p.parent.mkdir(parents=True, exist_ok=True)
-        text = monotonic_timestamps(text, hash(c.case_id + name) & 0xFFFF) if name != "session.txt" else text
+        text = monotonic_timestamps(text, zlib.crc32((c.case_id + name).encode())) if name != "session.txt" else text
         p.write_text(text if text.endswith("\n") else text + "\n")
 
     def q(s: str) -> str:
@@ -614,7 +615,7 @@ def case_batch_ds_launcher() -> Case:
     v = "0.12.6"
     L = DS_LOC[v]
     site = "/usr/local/lib/python3.10/dist-packages"
-    home = "/home/akira/gpt2-ft"
+    home = "/workspace/gpt2-ft"
     cfg = {"train_batch_size": 256, "train_micro_batch_size_per_gpu": 8, "gradient_accumulation_steps": 4,
            "gradient_clipping": 1.0, "steps_per_print": 50,
            "optimizer": {"type": "AdamW", "params": {"lr": 3e-4, "betas": [0.9, 0.95], "eps": 1e-8, "weight_decay": 0.1}},
@@ -643,7 +644,7 @@ def case_batch_ds_launcher() -> Case:
              ds_line(clock, L["cdb"], "cdb=None", lo=3.0 if r == 0 else 0.05, hi=5.0 if r == 0 else 0.6)]
         if r == 0:
             b.append(ds_line(clock, L["comm_init"], "Initializing TorchBackend in DeepSpeed with backend nccl"))
-            b.append(f"[rank 0] train shards: 1024 files, 9.04B tokens, seq_len=1024")
+            b.append("[rank 0] train shards: 1024 files, 9.04B tokens, seq_len=1024")
             b.append(ds_line(clock, L["log_dist"], "[Rank 0] DeepSpeed info: version=0.12.6, git-hash=unknown, git-branch=unknown", lo=0.5, hi=1.0))
         blocks.append(b)
     out += interleave(blocks, rng, 1, 2)
@@ -690,9 +691,8 @@ def torchrun_failure_24(clock: Clock, pid: int, site_bin: str, script: str, host
     if not rest:
         out.append("  <NO_OTHER_FAILURES>")
     for i, (r, e, p) in enumerate(rest, 1):
-        sig = "" if e > 0 else f" (pid: {p})"
         out += [f"[{i}]:", f"  time      : {when}", f"  host      : {host}", f"  rank      : {r} (local_rank: {r})",
-                f"  exitcode  : {e} (pid: {p})" if e > 0 else f"  exitcode  : {e} (pid: {p})",
+                f"  exitcode  : {e} (pid: {p})",
                 "  error_file: <N/A>",
                 "  traceback : To enable traceback see: https://pytorch.org/docs/stable/elastic/errors.html" if e > 0
                 else f"  traceback : Signal {-e} ({ {15: 'SIGTERM', 9: 'SIGKILL', 6: 'SIGABRT'}[-e] }) received by PID {p}"]
@@ -860,7 +860,8 @@ def case_batch_pipe_tp_srun() -> Case:
            "optimizer": {"type": "AdamW", "params": {"lr": 2e-4, "betas": [0.9, 0.95], "weight_decay": 0.1}},
            "pipeline": {"activation_checkpoint_interval": 1}}
     out = ["SLURM_JOB_ID=4417802 SLURM_JOB_NAME=llm7b-3d SLURM_NNODES=2 SLURM_NTASKS=16 SLURM_JOB_NODELIST=gpu-a100-[031-032]",
-           "MASTER_ADDR=gpu-a100-031 MASTER_PORT=6000",
+           "MASTER_ADDR=gpu-a100-031 MASTER_PORT=6000 NCCL_DEBUG=INFO NCCL_IB_HCA=mlx5",
+           "+ cat configs/ds_3d_gbs512.json"] + json.dumps(cfg, indent=2).splitlines() + [
            "+ srun -l --kill-on-bad-exit=1 --cpu-bind=none bash -c 'RANK=$SLURM_PROCID LOCAL_RANK=$SLURM_LOCALID WORLD_SIZE=$SLURM_NTASKS python train_3d.py --tp 4 --pp 2 --model-size 7b --seq-len 4096 --data /lustre/fsw/llm/data/mix-v5 --deepspeed_config configs/ds_3d_gbs512.json'"]
     W = 16
     blocks = []
@@ -1154,7 +1155,6 @@ def case_build_cpu_adam_no_cuda_home() -> Case:
                "Setting OMP_NUM_THREADS environment variable for each process to be 1 in default, to avoid your system being overloaded, please further tune the variable for optimal performance in your application as needed. ",
                "*****************************************"]:
         out.append(f"[{clock.ds(0.0, 0.001)}] torch.distributed.run: [WARNING] {ln}")
-    pids = [2231, 2232, 2233, 2234]
     blocks = []
     for r in range(4):
         b = [ds_line(clock, L["accel"], "Setting ds_accelerator to cuda (auto detect)", lo=0.5, hi=1.0),
@@ -1628,13 +1628,11 @@ def case_z3_rank0_callback_watchdog() -> Case:
     L = DS_LOC[v]
     site = "/opt/conda/lib/python3.10/site-packages"
     home = "/home/tkowalski/llm/sft"
-    clock0 = Clock("2024-02-06 02:14:07", rng)
     nodes = ["gpu-a100-101", "gpu-a100-102"]
     cmd = ("torchrun --nnodes 2 --nproc_per_node 8 --rdzv_backend c10d --rdzv_endpoint gpu-a100-101:29400 --rdzv_id sft-0206 --tee 3 "
            "sft_multinode.py --model_name_or_path /models/llama-2-7b-hf --data /data/sft/v7 --deepspeed ds/z3.json --bf16 "
            "--per_device_train_batch_size 4 --gradient_accumulation_steps 2 --logging_steps 50 --output_dir /ckpt/sft-v7")
     logs = {}
-    tail_time = None
     for n, host in enumerate(nodes):
         clock = Clock("2024-02-06 02:14:07", random.Random(310 + n))
         out = [f"[{host}] $ {cmd}"]
@@ -1665,7 +1663,6 @@ def case_z3_rank0_callback_watchdog() -> Case:
                     "[default0]:wandb: ⭐️ View project at https://wandb.ai/tkowalski/llama-sft",
                     "[default0]:wandb: 🚀 View run at https://wandb.ai/tkowalski/llama-sft/runs/q8x2lm4d",
                     "[default0]:  0%|          | 0/3906 [00:00<?, ?it/s]"]
-            loss = 1.62
             for step in range(1, 51):
                 clock.tick(9.5, 10.8)
                 el = step * 10.1
@@ -1687,7 +1684,6 @@ def case_z3_rank0_callback_watchdog() -> Case:
             out += ["[default0]:" + ln for ln in t]
             out.append("[default0]:wandb: 🚀 View run sft-v7-2n at: https://wandb.ai/tkowalski/llama-sft/runs/q8x2lm4d")
             out.append("[default0]:wandb: Synced 6 W&B file(s), 0 media file(s), 2 artifact file(s) and 0 other file(s)")
-            tail_time = clock.t
             pids = [77410 + i for i in range(8)]
             for p in pids[1:]:
                 out.append(f"[{clock.ds(0.001, 0.01)}] torch.distributed.elastic.multiprocessing.api: [WARNING] Sending process {p} closing signal SIGTERM")
@@ -2191,7 +2187,7 @@ def case_ssh_pdsh_hang() -> Case:
     world = {h: list(range(8)) for h in hosts}
     import base64
     wi = base64.urlsafe_b64encode(json.dumps(world).encode()).decode()
-    out = [f"(llm) dmitri@gpu-node-01:~/projects/mixtral-ft$ deepspeed --hostfile hostfile --master_port 29511 train.py --deepspeed configs/z3.json --model mistralai/Mixtral-8x7B-v0.1 --bf16",
+    out = ["(llm) dmitri@gpu-node-01:~/projects/mixtral-ft$ deepspeed --hostfile hostfile --master_port 29511 train.py --deepspeed configs/z3.json --model mistralai/Mixtral-8x7B-v0.1 --bf16",
            ds_line(clock, L["accel"], "Setting ds_accelerator to cuda (auto detect)", lo=1.0, hi=2.0),
            ds_line(clock, L["runner_ip"], "Using IP address of 10.0.1.21 for node gpu-node-01", lo=0.4, hi=0.8),
            ds_line(clock, L["runner_workers"], "Running on the following workers: " + ",".join(hosts)),
@@ -2279,7 +2275,7 @@ def case_ssh_master_addr() -> Case:
 
 
 # Real output of evals/generators/programs/train_triplet.py (CPU torch), paths relocated to the user's machine.
-TRIPLET_ANOMALY_RUN = '(metric) ana@ana-xps:~/src/metric$ python train_triplet.py --steps 200\nstep    0 loss 0.2538\nstep   20 loss nan\nstep   40 loss nan\nstep   60 loss nan\nstep   80 loss nan\nstep  100 loss nan\nstep  120 loss nan\nstep  140 loss nan\nstep  160 loss nan\nstep  180 loss nan\n(metric) ana@ana-xps:~/src/metric$ python train_triplet.py --steps 200 --detect-anomaly\nstep    0 loss 0.2538\n/home/ana/.venvs/metric/lib/python3.11/site-packages/torch/autograd/graph.py:979: UserWarning: Error detected in PowBackward0. Traceback of forward call that caused the error:\n  File "/home/ana/src/metric/train_triplet.py", line 51, in <module>\n    main()\n  File "/home/ana/src/metric/train_triplet.py", line 42, in main\n    loss = triplet_loss(model(a), model(p), model(n))\n  File "/home/ana/src/metric/train_triplet.py", line 22, in triplet_loss\n    return F.relu(euclidean(anchor, pos) - euclidean(anchor, neg) + margin).mean()\n  File "/home/ana/src/metric/train_triplet.py", line 18, in euclidean\n    return ((a - b) ** 2).sum(-1).sqrt()\n  File "/home/ana/.venvs/metric/lib/python3.11/site-packages/torch/_tensor.py", line 39, in wrapped\n    return f(self, *args, **kwargs)\n (Triggered internally at /__w/pytorch/pytorch/torch/csrc/autograd/python_anomaly_mode.cpp:122.)\n  return Variable._execution_engine.run_backward(  # Calls into the C++ engine to run the backward pass\nTraceback (most recent call last):\n  File "/home/ana/src/metric/train_triplet.py", line 51, in <module>\n    main()\n  File "/home/ana/src/metric/train_triplet.py", line 44, in main\n    loss.backward()\n  File "/home/ana/.venvs/metric/lib/python3.11/site-packages/torch/_tensor.py", line 623, in backward\n    torch.autograd.backward(\n  File "/home/ana/.venvs/metric/lib/python3.11/site-packages/torch/autograd/__init__.py", line 395, in backward\n    _engine_run_backward(\n  File "/home/ana/.venvs/metric/lib/python3.11/site-packages/torch/autograd/graph.py", line 979, in _engine_run_backward\n    return Variable._execution_engine.run_backward(  # Calls into the C++ engine to run the backward pass\n           ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^\nRuntimeError: Function \'PowBackward0\' returned nan values in its 0th output.\n(metric) ana@ana-xps:~/src/metric$ \n'
+TRIPLET_ANOMALY_RUN = '(metric) anikaw@xps13:~/src/metric$ python train_triplet.py --steps 200\nstep    0 loss 0.2538\nstep   20 loss nan\nstep   40 loss nan\nstep   60 loss nan\nstep   80 loss nan\nstep  100 loss nan\nstep  120 loss nan\nstep  140 loss nan\nstep  160 loss nan\nstep  180 loss nan\n(metric) anikaw@xps13:~/src/metric$ python train_triplet.py --steps 200 --detect-anomaly\nstep    0 loss 0.2538\n/home/anikaw/.venvs/metric/lib/python3.11/site-packages/torch/autograd/graph.py:979: UserWarning: Error detected in PowBackward0. Traceback of forward call that caused the error:\n  File "/home/anikaw/src/metric/train_triplet.py", line 51, in <module>\n    main()\n  File "/home/anikaw/src/metric/train_triplet.py", line 42, in main\n    loss = triplet_loss(model(a), model(p), model(n))\n  File "/home/anikaw/src/metric/train_triplet.py", line 22, in triplet_loss\n    return F.relu(euclidean(anchor, pos) - euclidean(anchor, neg) + margin).mean()\n  File "/home/anikaw/src/metric/train_triplet.py", line 18, in euclidean\n    return ((a - b) ** 2).sum(-1).sqrt()\n  File "/home/anikaw/.venvs/metric/lib/python3.11/site-packages/torch/_tensor.py", line 39, in wrapped\n    return f(self, *args, **kwargs)\n (Triggered internally at /__w/pytorch/pytorch/torch/csrc/autograd/python_anomaly_mode.cpp:122.)\n  return Variable._execution_engine.run_backward(  # Calls into the C++ engine to run the backward pass\nTraceback (most recent call last):\n  File "/home/anikaw/src/metric/train_triplet.py", line 51, in <module>\n    main()\n  File "/home/anikaw/src/metric/train_triplet.py", line 44, in main\n    loss.backward()\n  File "/home/anikaw/.venvs/metric/lib/python3.11/site-packages/torch/_tensor.py", line 623, in backward\n    torch.autograd.backward(\n  File "/home/anikaw/.venvs/metric/lib/python3.11/site-packages/torch/autograd/__init__.py", line 395, in backward\n    _engine_run_backward(\n  File "/home/anikaw/.venvs/metric/lib/python3.11/site-packages/torch/autograd/graph.py", line 979, in _engine_run_backward\n    return Variable._execution_engine.run_backward(  # Calls into the C++ engine to run the backward pass\n           ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^\nRuntimeError: Function \'PowBackward0\' returned nan values in its 0th output.\n(metric) anikaw@xps13:~/src/metric$ \n'
 
 # Source of the CPU program whose real output is TRIPLET_ANOMALY_RUN (run: python train_triplet.py --steps 200 [--detect-anomaly]).
 TRIPLET_PROGRAM = '"""Triplet-loss metric learning on product embeddings (CPU debug run)."""\nimport argparse\nimport torch\nimport torch.nn as nn\nimport torch.nn.functional as F\n\n\nclass Embedder(nn.Module):\n    def __init__(self, d_in=64, d=32):\n        super().__init__()\n        self.net = nn.Sequential(nn.Linear(d_in, 128), nn.ReLU(), nn.Linear(128, d))\n\n    def forward(self, x):\n        return self.net(x)\n\n\ndef euclidean(a, b):\n    return ((a - b) ** 2).sum(-1).sqrt()\n\n\ndef triplet_loss(anchor, pos, neg, margin=0.2):\n    return F.relu(euclidean(anchor, pos) - euclidean(anchor, neg) + margin).mean()\n\n\ndef main():\n    ap = argparse.ArgumentParser()\n    ap.add_argument("--steps", type=int, default=400)\n    ap.add_argument("--detect-anomaly", action="store_true")\n    args = ap.parse_args()\n    torch.manual_seed(7)\n    feats = torch.randn(2000, 64)\n    # catalogue dedup left exact duplicates: some "positive" pairs are the same item\n    pos_idx = torch.randint(0, 2000, (2000,))\n    dup = torch.rand(2000) < 0.01\n    pos_idx[dup] = torch.arange(2000)[dup]\n    model = Embedder()\n    opt = torch.optim.Adam(model.parameters(), lr=1e-3)\n    torch.autograd.set_detect_anomaly(args.detect_anomaly)\n    for step in range(args.steps):\n        idx = torch.randint(0, 2000, (64,))\n        a, p, n = feats[idx], feats[pos_idx[idx]], feats[torch.randint(0, 2000, (64,))]\n        loss = triplet_loss(model(a), model(p), model(n))\n        opt.zero_grad()\n        loss.backward()\n        opt.step()\n        if step % 20 == 0:\n            print(f"step {step:4d} loss {loss.item():.4f}", flush=True)\n\n\nif __name__ == "__main__":\n    main()\n'
@@ -2336,10 +2332,9 @@ def case_nan_torchvision_detection() -> Case:
 def case_nan_hf_multinomial() -> Case:
     rng = random.Random(702)
     clock = Clock("2024-08-15 13:20:02", rng)
-    tv = "2.3.1"
     site = "/opt/conda/lib/python3.10/site-packages"
     proj = "/home/jovyan/work/tinyllama-cpt"
-    out = ["+ torchrun --nproc_per_node 4 cpt.py --model_name_or_path TinyLlama/TinyLlama_v1.1 --train_file /data/cpt/legal_corpus.arrow --bf16 --learning_rate 3e-3 --lr_scheduler_type constant_with_warmup --warmup_steps 50 --per_device_train_batch_size 16 --gradient_accumulation_steps 4 --logging_steps 10 --output_dir /home/jovyan/work/out/cpt-legal --report_to none --sample_every 200"]
+    out = ["+ torchrun --nproc_per_node 4 cpt.py --model_name_or_path TinyLlama/TinyLlama_v1.1 --train_file /data/cpt/legal_corpus.arrow --bf16 --learning_rate 3e-3 --lr_scheduler_type constant_with_warmup --evaluation_strategy no --warmup_steps 50 --per_device_train_batch_size 16 --gradient_accumulation_steps 4 --logging_steps 10 --output_dir /home/jovyan/work/out/cpt-legal --report_to none --sample_every 200"]
     for ln in ["", "*****************************************",
                "Setting OMP_NUM_THREADS environment variable for each process to be 1 in default, to avoid your system being overloaded, please further tune the variable for optimal performance in your application as needed. ",
                "*****************************************"]:
@@ -2350,7 +2345,6 @@ def case_nan_hf_multinomial() -> Case:
             "  0%|          | 0/1242 [00:00<?, ?it/s]"]
     loss = 2.31
     gn = 1.1
-    steps = 0
     for step in range(10, 201, 10):
         clock.tick(30, 33)
         if step <= 110:
@@ -2366,7 +2360,12 @@ def case_nan_hf_multinomial() -> Case:
         else:
             rec = f"{{'loss': 0.0, 'grad_norm': nan, 'learning_rate': 0.003, 'epoch': {step / 1242:.2f}}}"
         el = step * 31.2
-        out.append(f" {step * 100 // 1242:>2d}%|{'█' * (step * 10 // 1242):<10}| {step}/1242 [{int(el // 3600)}:{int(el % 3600 // 60):02d}:{int(el % 60):02d}<{int((1242 - step) * 31.2 // 3600)}:{int((1242 - step) * 31.2 % 3600 // 60):02d}:00, 31.{rng.randint(10, 60)}s/it]")
+        rem = (1242 - step) * 31.2
+
+        def hms(x: float) -> str:  # tqdm: mm:ss below an hour, h:mm:ss above
+            x = int(x)
+            return f"{x // 60:02d}:{x % 60:02d}" if x < 3600 else f"{x // 3600}:{x % 3600 // 60:02d}:{x % 60:02d}"
+        out.append(f" {step * 100 // 1242:>2d}%|{'█' * (step * 10 // 1242):<10}| {step}/1242 [{hms(el)}<{hms(rem)}, 31.{rng.randint(10, 60)}s/it]")
         out.append(rec)
     frames = [(f"{proj}/cpt.py", 214, "<module>", "main()"),
               (f"{proj}/cpt.py", 207, "main", "trainer.train()"),
@@ -2379,7 +2378,7 @@ def case_nan_hf_multinomial() -> Case:
               (f"{site}/transformers/generation/utils.py", 2024, "generate", "result = self._sample("),
               (f"{site}/transformers/generation/utils.py", 3020, "_sample", "next_tokens = torch.multinomial(probs, num_samples=1).squeeze(1)")]
     t = tb(frames, "RuntimeError: probability tensor contains either `inf`, `nan` or element < 0")
-    out += [f"[rank0]: " + ln for ln in t]
+    out += ["[rank0]: " + ln for ln in t]
     when = clock.tick(2, 4).strftime("%Y-%m-%d_%H:%M:%S")
     out += [f"[{clock.ds(0.001, 0.01)}] torch.distributed.elastic.multiprocessing.api: [WARNING] Sending process {p} closing signal SIGTERM" for p in (3312, 3313, 3314)]
     out.append(f"[{clock.ds(0.5, 1.0)}] torch.distributed.elastic.multiprocessing.api: [ERROR] failed (exitcode: 1) local_rank: 0 (pid: 3311) of binary: /opt/conda/bin/python")
@@ -2413,9 +2412,10 @@ def case_nan_triplet_anomaly() -> Case:
         case_id="loss-nan-triplet-sqrt-anomaly-cpu-03",
         label="loss-nan", difficulty="easy",
         description="real CPU run: triplet loss with Euclidean distance on duplicated positives; sqrt at 0 gives an infinite derivative, loss nan from step 20; with anomaly detection PowBackward0 returns nan",
-        files={"session.txt": TRIPLET_ANOMALY_RUN.rstrip("$ \n") + "$ echo $?\n1\n(metric) ana@ana-xps:~/src/metric$ \n"},
+        files={"session.txt": TRIPLET_ANOMALY_RUN.rstrip("$ \n") + "$ echo $?\n1\n(metric) anikaw@xps13:~/src/metric$ \n"},
         facts={"launcher": "python", "exit_code": "1"},
         must_mention=["sqrt", "eps"],
+        secrets=["anikaw"],
     )
 
 
@@ -2544,7 +2544,7 @@ def case_fp16_ds_v100_spike() -> Case:
             out.append(ds_line(clock, "loss_scaler.py:183:update_scale", "[deepspeed] OVERFLOW! Rank 0 Skipping step. Attempted loss scale: 32768, reducing to 16384", lo=2, hi=4))
     out += ["iter   4213 | loss 3.9876 | lr 1.973e-04 | loss_scale 16384.0 | 5.61 s/it",
             "iter   4214 | loss 7.2210 | lr 1.973e-04 | loss_scale 16384.0 | 5.58 s/it"]
-    casc, last = overflow_cascade(clock, v, 16384, hysteresis=False, step0=4214, lr="0.00019731", skipped0=39)
+    casc, _ = overflow_cascade(clock, v, 16384, hysteresis=False, step0=4214, lr="0.00019731", skipped0=39)
     out += casc
     frames = [(f"{proj}/train_gpt.py", 287, "<module>", "main()"),
               (f"{proj}/train_gpt.py", 241, "main", "model_engine.step()")] + loss_scale_exc_frames(site, v, 2)
@@ -2597,7 +2597,7 @@ def case_fp16_hf_t5_t4() -> Case:
             "Map: 100%|██████████| 287113/287113 [02:11<00:00, 2183.54 examples/s]"]
     out += ds_engine_init_lines(clock, v, 2, "torch.float16", "adamw")
     out += ["  0%|          | 0/17945 [00:00<?, ?it/s]"]
-    casc, last = overflow_cascade(clock, v, 65536, hysteresis=True, step_lines=False)
+    casc, _ = overflow_cascade(clock, v, 65536, hysteresis=True, step_lines=False)
     prog = []
     for i, ln in enumerate(casc):
         prog.append(ln)
@@ -2760,7 +2760,7 @@ def case_fp16_bf16_ckpt_v100() -> Case:
             p0 + ds_line(clock, "engine.py:2988:_get_all_zero_checkpoint_state_dicts", "successfully read 8 ZeRO state_dicts for rank 0", lo=0.1, hi=0.3),
             p0 + ds_line(clock, "engine.py:2920:_load_zero_checkpoint", "loading 8 zero partition checkpoints for rank 0", lo=5, hi=8),
             p0 + "[ft] resumed from global_step3000, continuing at step 3001"]
-    casc, last = overflow_cascade(clock, v, 65536, hysteresis=True, prefix=p0, step0=3000, lr="1.5e-05", skipped0=0)
+    casc, _ = overflow_cascade(clock, v, 65536, hysteresis=True, prefix=p0, step0=3000, lr="1.5e-05", skipped0=0)
     out += casc
     head = [(f"{proj}/finetune.py", 402, "<module>", "main()"),
             (f"{proj}/finetune.py", 355, "main", "engine.step()")]

@@ -215,3 +215,18 @@ def host_weak(text: str, m: Any, s: int, e: int) -> bool:
 def user_value(text: str, m: Any, s: int, e: int) -> bool:
     v = text[s:e]
     return is_real_value(v) and v not in {"root", "git", ".", ".."}  # root@box, git@github.com: no person
+
+
+# Directory names under /scratch, /fsx, /lustre that name a shared area, not a person.
+_SHARED_DIRS = frozenset(
+    """shared common public data datasets dataset corpora models model weights ckpt ckpts checkpoint checkpoints
+    cache caches tmp temp hf huggingface projects project proj runs logs outputs output results envs env conda
+    venv venvs scratch users user home group groups team teams lab labs apps software sw opt bin lib src code
+    repos jobs job slurm archive backup exp exps experiments train training eval evals test tests images raw
+    processed tokenized tokenizers containers images sif""".split()
+)
+
+
+def scratch_user(text: str, m: Any, s: int, e: int) -> bool:
+    """/scratch/mchen/ckpt names a person; /scratch/checkpoints/ckpt does not."""
+    return text[s:e].lower() not in _SHARED_DIRS

@@ -219,16 +219,24 @@ REGISTRY: list[Entry] = [
     Entry(
         "USERNAME",
         needles=("/home/", "/users/", "users\\", "users/", "user", "logname", "@", "wandb.ai/", "logged in as", "uid",
-                 "login", "psql", "torchinductor_", "job", "://"),
+                 "login", "psql", "torchinductor_", "job", "://", "/scratch/", "/fsx/", "/lustre/", "/gpfs/", "/nobackup/",
+                 "wandb_entity"),
         patterns=(
             P("home dir", r"/home/(?P<v>[A-Za-z0-9._-]+)", needles=("/home/",)),
             P("macos home dir", r"/Users/(?P<v>[A-Za-z0-9._-]+)", needles=("/users/",)),
+            # HF_HOME=/scratch/mchen/hf  |  /fsx/users/alice/ckpt  (HPC per-user areas: /scratch/$USER)
+            P(
+                "scratch dir",
+                r"/(?:scratch|fsx|lustre|gpfs|nobackup)/(?:users?/|home/)?(?P<v>[a-z][a-z0-9._-]{1,31})(?=/)",
+                checks.scratch_user,
+                needles=("/scratch/", "/fsx/", "/lustre/", "/gpfs/", "/nobackup/"),
+            ),
             P("windows home dir", r"\b[A-Za-z]:(?:\\\\|\\|/)(?:[Uu]sers|USERS)(?:\\\\|\\|/)(?P<v>[^\\/\s\"':*?<>|]+)", needles=("users",)),
             P(
                 "user env",
-                r"(?<![A-Za-z0-9_])(?:SLURM_JOB_USER|SLURM_USER|USER|LOGNAME|USERNAME|SUDO_USER|PBS_O_LOGNAME|LSB_USER)"
+                r"(?<![A-Za-z0-9_])(?:SLURM_JOB_USER|SLURM_USER|USER|LOGNAME|USERNAME|SUDO_USER|PBS_O_LOGNAME|LSB_USER|WANDB_ENTITY|WANDB_USERNAME)"
                 + _SEP + r"(?P<v>[A-Za-z0-9._-]+)",
-                needles=("user", "logname"),
+                needles=("user", "logname", "wandb_entity"),
             ),
             # [prolog] job 88122 user svcml partition h100 | job 5518032 'vit' user=tnakamura | user: alice
             P("user setting", r"(?<![A-Za-z0-9_])(?:[Uu]ser(?:_?[Nn]ame)?|USER(?:_?NAME)?)" + _SEP + r"(?P<v>[A-Za-z0-9._-]+)", needles=("user",)),

@@ -184,6 +184,7 @@ def _secret_lines(v: Values) -> tuple[list[tuple[str, list[tuple[str, str]]]], l
     pypi, npm, stripe, generic = "pypi-AgEIcHlwaS5vcmc" + v.s(ALNUM + "_-", 60), "npm_" + v.s(ALNUM, 36), "sk_live_" + v.s(ALNUM, 24), v.s(ALNUM, 32)
     pk_body = [v.b64(48) for _ in range(3)]
     acct = f"acme{r.randint(100, 999)}store"
+    box = f"{v.s(string.ascii_lowercase, 6)}{r.randint(1, 9)}x"
     taught = [
         # after SLURM_JOB_USER=NAME or /home/NAME taught the name: a bare mention in another path
         (f"resumed from /scratch/{u}/ckpt/step_8000 (optimizer, scheduler, rng)", [("username", u)]),
@@ -249,7 +250,7 @@ def _secret_lines(v: Values) -> tuple[list[tuple[str, list[tuple[str, str]]]], l
         (f"[prolog] job {r.randint(1000, 999999)} user {u2} partition h100 nodes gpu-h[01-02] started", [("username", u2)]),
         (f"torch._inductor.exc.InductorError: PermissionError: [Errno 13] Permission denied: '/tmp/torchinductor_{u}/fx_graph'", [("username", u)]),
         (f"== job {r.randint(1000, 999999)} ({u2}) on {node} ==", [("username", u2), ("hostname", node)]),
-        (f"  hostname: {v.s(string.ascii_lowercase, 6)}{r.randint(1, 9)}x", []),
+        (f"  hostname: {box}", [("hostname", box)]),
     ], taught
 
 

@@ -161,3 +161,22 @@ def test_other_ranks_interleaved_with_a_private_key_block_neither_end_it_nor_get
         "[rank0]: <PRIVATE_KEY>",
     ]
     assert counts == {"private_key": 1}
+
+
+def test_a_learned_name_is_masked_where_it_recurs_from_then_on(masker: Masker) -> None:
+    text, counts = mask_text(
+        "run dir /scratch/mchen/early\nSLURM_JOB_USER=mchen\nresumed from /scratch/mchen/ckpt; mchen-exp; mchenko stays",
+        masker,
+    )
+    # single pass, so whole, chunked and split input agree: the mention before the teaching line stays
+    assert text.split("\n") == [
+        "run dir /scratch/mchen/early",
+        "SLURM_JOB_USER=<USER_1>",
+        "resumed from /scratch/<USER_1>/ckpt; <USER_1>-exp; mchenko stays",
+    ]
+    assert counts == {"username": 3}
+
+
+def test_common_words_and_short_names_are_not_learned(masker: Masker) -> None:
+    text, _ = mask_text("USER=ray\nHOSTNAME=worker\nray.init(); worker 3 started; /home/dev/x; /dev/shm", masker)
+    assert text.split("\n")[2] == "ray.init(); worker 3 started; /home/<USER_2>/x; /dev/shm"

@@ -45,9 +45,9 @@ RULES: tuple[Rule, ...] = (
             # HF Trainer: "{'loss': nan, 'grad_norm': nan, 'learning_rate': 1.9e-05, 'epoch': 0.42}"
             r"'loss': nan\b",
             # progress lines: "step 1200 | loss: nan", "loss=nan", "train/loss nan"
-            r"(?i)\bloss\b['\"]?\s*[:=]?\s*nan\b",
+            r"(?i:(?<![a-z])loss\b['\"]?\s*[:=]?\s*nan\b)",
             # "RuntimeError: Loss is nan, stopping training" (timm and friends); Lightning "... loss is NaN"
-            r"(?i)loss (?:is|became|was) nan",
+            r"(?i:loss (?:is|became|was) nan)",
             # anomaly mode: "RuntimeError: Function 'LogSoftmaxBackward0' returned nan values in its 0th output."
             r"returned nan values in its \d+th output",
             # "RuntimeError: The total norm of order 2.0 for gradients from `parameters` is non-finite, so it cannot be clipped."
@@ -148,7 +148,7 @@ RULES: tuple[Rule, ...] = (
             r"(?:mat1|self) and mat2 must have the same dtype",
             # conv with the same device but different dtypes: "Input type (torch.cuda.HalfTensor) and weight type (torch.cuda.FloatTensor)
             #  should be the same"; "Input type (c10::Half) and bias type (float) should be the same"
-            r"Input type \(torch\.(cuda\.|)\w+\) and weight type \(torch\.\1\w+\) should be the same",
+            r"Input type \(torch\.(?P<input_device>cuda\.|)\w+\) and weight type \(torch\.(?P=input_device)\w+\) should be the same",
             r"Input type \([\w:]+\) and bias type \([\w:]+\) should be the same",
             # SDPA: "Expected query, key, and value to have the same dtype, but got query.dtype: float key.dtype: c10::Half"
             r"Expected query, key, and value to have the same dtype",

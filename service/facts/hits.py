@@ -1,0 +1,108 @@
+"""Signature-rule hits: which rules fired, on which lines, how strongly, and why (every adjustment is a reason).
+
+Two passes. ``match_rules`` finds each rule's lines, applies ``needs``/``unless`` and the fact and line
+boosts. ``weigh_by_timeline`` then uses the rank timeline: a consequence rule (a watchdog timeout, the
+launcher's ChildFailedError, a bare SIGKILL) steps aside when a cause came first, and a rule whose lines
+were all printed by other ranks than the one that failed first is discounted as collateral.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from service.facts.rules import RULES, Rule
+from service.models import ErrorEvent, Fact, LineRef, MaskedLog, RuleHit
+
+_MAX_RULE_LINES = 6
+_ANY_RULE = re.compile("|".join(f"(?:{p})" for r in RULES for p in r.match))
+_CONSEQUENCE_FACTOR = 0.3  # a consequence when a cause fired elsewhere
+_AFTER_FIRST_FACTOR = 0.5  # a consequence when the first failure is an error no rule names
+_OTHER_RANK_FACTOR = 0.6  # a cause seen only on ranks that failed after the initiating one
+_STRONG = 0.5
+
+
+def _boosted(rule: Rule, values: dict[str, Fact], contains: Callable[[str], bool]) -> tuple[float, list[str]]:
+    strength = rule.strength
+    reasons: list[str] = []
+    for b in rule.boosts:
+        if b.fact is not None:
+            fact = values.get(b.fact)
+            ok = bool(fact and re.search(b.value or ".", fact.value))
+        else:
+            ok = b.line is not None and contains(b.line)
+        if ok:
+            strength += b.delta
+            reasons.append(("+" if b.delta >= 0 else "-") + f"{abs(b.delta):.2f} {b.reason}")
+    return max(0.0, min(1.0, round(strength, 4))), reasons
+
+
+def match_rules(log: MaskedLog, values: dict[str, Fact], rank_at: Callable[[str, str], int | None]) -> list[RuleHit]:
+    """Every rule whose pattern matches a line, with its needs, unless and boosts applied."""
+    matched: dict[str, list[LineRef]] = {}
+    for f in log.files:
+        seen: set[str] = set()
+        for i, text in enumerate(f.lines, start=1):
+            if text in seen or not _ANY_RULE.search(text):
+                continue
+            seen.add(text)
+            for rule in RULES:
+                refs = matched.setdefault(rule.id, [])
+                if len(refs) < _MAX_RULE_LINES and any(p.search(text) for p in rule.compiled):
+                    refs.append(LineRef(file=f.name, line=i, rank=rank_at(f.name, text), text=text.strip()[:500]))
+    if not any(matched.values()):
+        return []
+    full_text = "\n".join(line for f in log.files for line in f.lines)
+    cache: dict[str, bool] = {}
+
+    def contains(pattern: str) -> bool:
+        if pattern not in cache:
+            cache[pattern] = re.search(pattern, full_text, re.M) is not None
+        return cache[pattern]
+
+    hits: list[RuleHit] = []
+    for rule in RULES:
+        found = matched.get(rule.id)
+        if not found:
+            continue
+        if rule.needs and not any(contains(p) for p in rule.needs):
+            continue
+        if rule.unless and any(contains(p) for p in rule.unless):
+            continue
+        strength, reasons = _boosted(rule, values, contains)
+        hits.append(RuleHit(rule_id=rule.id, entry_id=rule.entry, strength=strength, lines=found, reasons=reasons))
+    hits.sort(key=lambda h: -h.strength)
+    return hits
+
+
+def strong_lines(hits: list[RuleHit]) -> set[tuple[str, int]]:
+    """Lines that a cause rule (not a consequence) matched with some strength: the timeline prefers them."""
+    consequence = {r.id for r in RULES if r.consequence}
+    return {(ref.file, ref.line) for h in hits if h.strength >= _STRONG and h.rule_id not in consequence for ref in h.lines}
+
+
+def weigh_by_timeline(hits: list[RuleHit], first: ErrorEvent | None, initiating_rank: int | None) -> list[RuleHit]:
+    """Consequences step aside for an earlier cause; causes printed only by later-failing ranks are discounted."""
+    consequence = {r.id for r in RULES if r.consequence}
+    causes = [h for h in hits if h.rule_id not in consequence and h.strength >= _STRONG]
+    out: list[RuleHit] = []
+    for h in hits:
+        strength, reasons = h.strength, list(h.reasons)
+        own_lines = {(ref.file, ref.line) for ref in h.lines}
+        if h.rule_id in consequence:
+            if causes:
+                strength *= _CONSEQUENCE_FACTOR
+                reasons.append(f"x{_CONSEQUENCE_FACTOR} a consequence: the log shows a cause ({causes[0].entry_id}) that it follows from")
+            elif first is not None and not first.collateral and (first.ref.file, first.ref.line) not in own_lines:
+                strength *= _AFTER_FIRST_FACTOR
+                where = f"rank {first.ref.rank}" if first.ref.rank is not None else "the log"
+                reasons.append(f"x{_AFTER_FIRST_FACTOR} a consequence: {where} failed first with: {first.ref.text[:120]}")
+        elif initiating_rank is not None:
+            ranks = {ref.rank for ref in h.lines}
+            if None not in ranks and initiating_rank not in ranks:
+                strength *= _OTHER_RANK_FACTOR
+                shown = ", ".join(str(r) for r in sorted(r for r in ranks if r is not None))
+                reasons.append(f"x{_OTHER_RANK_FACTOR} seen only on rank(s) {shown}, which failed after rank {initiating_rank}")
+        out.append(h.model_copy(update={"strength": round(strength, 4), "reasons": reasons}))
+    out.sort(key=lambda h: -h.strength)
+    return out

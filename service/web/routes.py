@@ -1,0 +1,165 @@
+"""The web pages: paste a log (``/``), read a diagnosis and ask about it (``/d/{id}``), browse the encyclopedia
+(``/kb``). Server-rendered and usable without JavaScript; the scripts only add progress and streaming.
+Like the API, the pages hold no pipeline logic: they call ``diagnose()``, ``ask()`` and read the store.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+from urllib.parse import quote
+
+from anyio import to_thread
+from fastapi import APIRouter, Request
+from fastapi.responses import RedirectResponse, Response
+
+from retrieval.kb import Entry
+from service.errors import InputError, NotFound
+from service.pipeline import Engine, ask, diagnose, history_of
+from service.web import encyclopedia as enc
+from service.web.forms import read_run
+from service.web.templating import assets, line_anchor, masked_kinds, page
+
+router = APIRouter(include_in_schema=False)
+
+_PRIVATE = {"Cache-Control": "no-store", "X-Robots-Tag": "noindex"}  # a diagnosis is the user's, not the web's
+
+
+def _engine(request: Request) -> Engine:
+    return request.app.state.engine  # type: ignore[no-any-return]
+
+
+def _not_found(what: str, hint: str) -> Response:
+    return page("error.html", status=404, title="Not found", message=what, hint=hint)
+
+
+# ---------------------------------------------------------------- paste a log
+
+
+@router.get("/")
+def home(request: Request) -> Response:
+    return page("index.html", limits=_engine(request).limits, kinds=masked_kinds(), error=None)
+
+
+@router.post("/")
+async def submit(request: Request) -> Response:
+    """The form without JavaScript: diagnose, then show the diagnosis (POST-redirect-GET)."""
+    engine = _engine(request)
+    try:
+        sources = await read_run(request, engine.limits)
+        d = await to_thread.run_sync(lambda: diagnose(engine, sources))
+    except InputError as exc:
+        return page("index.html", status=exc.status, limits=engine.limits, kinds=masked_kinds(), error=exc)
+    return RedirectResponse(f"/d/{quote(d.id)}", status_code=303)
+
+
+# ---------------------------------------------------------------- a diagnosis and its chat
+
+
+def _diagnosis_context(engine: Engine, diagnosis_id: str) -> dict[str, Any]:
+    d = engine.store.get(diagnosis_id)
+    excerpt = engine.store.excerpt(diagnosis_id)
+    anchors = {line_anchor(e.file, e.line) for e in [*d.evidence, *excerpt]}
+    anchors |= {line_anchor(c.file, c.line) for c in d.collateral}
+    cited = {(e.file, e.line) for e in d.evidence}
+    entries = {c.entry_id: engine.kb.get(c.entry_id) for c in d.candidates}
+    return {
+        "d": d, "entry": engine.kb.get(d.entry_id) if d.entry_id else None, "excerpt": excerpt, "cited": cited,
+        "anchors": anchors, "messages": history_of(engine, diagnosis_id), "entries": entries,
+        "threshold": engine.settings.unknown_threshold, "phase": enc.phase_of(d.entry_id) if d.entry_id else None,
+        "llm": bool(engine.settings.llm_model), "max_question": engine.settings.max_question_chars,
+    }
+
+
+@router.get("/d/{diagnosis_id}")
+def diagnosis_page(diagnosis_id: str, request: Request) -> Response:
+    try:
+        ctx = _diagnosis_context(_engine(request), diagnosis_id)
+    except NotFound:
+        return _not_found("There is no diagnosis with this id.", "Diagnoses can be purged after the retention period; paste the log again.")
+    return page("diagnosis.html", headers=_PRIVATE, chat_error=None, **ctx)
+
+
+@router.get("/d/{diagnosis_id}/chat")
+def chat_fragment(diagnosis_id: str, request: Request) -> Response:
+    """The conversation as an HTML fragment: the page swaps it in when a streamed answer is complete."""
+    engine = _engine(request)
+    try:
+        ctx = _diagnosis_context(engine, diagnosis_id)
+    except NotFound:
+        return _not_found("There is no diagnosis with this id.", "Reload the page.")
+    return page("_messages.html", headers=_PRIVATE, **ctx)
+
+
+@router.post("/d/{diagnosis_id}/ask")
+async def ask_form(diagnosis_id: str, request: Request) -> Response:
+    """The chat without JavaScript: ask, then show the page again at the conversation."""
+    engine = _engine(request)
+    form = await request.form(max_files=0, max_fields=4, max_part_size=64 * 1024)
+    question = form.get("question")
+    try:
+        await to_thread.run_sync(lambda: ask(engine, diagnosis_id, question if isinstance(question, str) else ""))
+    except NotFound:
+        return _not_found("There is no diagnosis with this id.", "Paste the log again.")
+    except InputError as exc:
+        ctx = await to_thread.run_sync(lambda: _diagnosis_context(engine, diagnosis_id))
+        return page("diagnosis.html", status=exc.status, headers=_PRIVATE, chat_error=exc, **ctx)
+    return RedirectResponse(f"/d/{quote(diagnosis_id)}#chat", status_code=303)
+
+
+# ---------------------------------------------------------------- the encyclopedia
+
+
+def _cards(entries: list[Entry]) -> list[dict[str, Any]]:
+    return [{"entry": e, "phase": enc.phase_of(e.id)} for e in entries]
+
+
+@router.get("/kb")
+def kb_index(request: Request, q: str = "") -> Response:
+    engine = _engine(request)
+    kb = engine.kb
+    results = _cards(enc.search(kb, engine.index, q)) if q.strip() else None
+    libraries = [(lib, len(enc.entries_for_library(kb, lib))) for lib in enc.LIBRARIES]
+    return page("kb_index.html", q=q, results=results, categories={c: _cards(es) for c, es in enc.categories(kb).items()},
+                libraries=[(lib, n) for lib, n in libraries if n], phases=enc.PHASES, total=len(kb), kb_version=kb.version)
+
+
+@router.get("/kb/category/{name}")
+def kb_category(name: str, request: Request) -> Response:
+    entries = enc.categories(_engine(request).kb).get(name)
+    if not entries:
+        return _not_found(f"There is no category '{name}'.", "The encyclopedia lists the categories.")
+    return page("kb_hub.html", kind="category", title=name.capitalize(), name=name, groups=enc.by_phase(entries),
+                library=None, count=len(entries))
+
+
+@router.get("/kb/library/{name}")
+def kb_library(name: str, request: Request) -> Response:
+    lib = enc.library(name)
+    entries = enc.entries_for_library(_engine(request).kb, lib) if lib else []
+    if lib is None or not entries:
+        return _not_found(f"There is no library hub '{name}'.", "The encyclopedia lists the libraries.")
+    return page("kb_hub.html", kind="library", title=lib.title, name=name, groups=enc.by_phase(entries), library=lib,
+                count=len(entries))
+
+
+@router.get("/kb/{entry_id}")
+def kb_entry(entry_id: str, request: Request) -> Response:
+    kb = _engine(request).kb
+    entry = kb.get(entry_id)
+    if entry is None:
+        return _not_found(f"There is no entry '{entry_id}'.", "Search the encyclopedia for it.")
+    related = [kb.entries[r] for r in entry.meta.related if r in kb.entries]
+    return page("kb_entry.html", entry=entry, related=related, phase=enc.phase_of(entry.id),
+                libraries=enc.libraries_of(entry))
+
+
+# ---------------------------------------------------------------- static files
+
+
+@router.get("/static/{name}")
+def static(name: str, v: str = "") -> Response:
+    asset = assets().get(name)
+    if asset is None:
+        return Response("Not found\n", status_code=404, media_type="text/plain")
+    cache = "public, max-age=31536000, immutable" if v == asset.version else "no-cache"
+    return Response(asset.body, media_type=asset.media_type, headers={"Cache-Control": cache, "ETag": f'"{asset.version}"'})

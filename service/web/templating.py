@@ -1,0 +1,130 @@
+"""The pages' Jinja environment (autoescaped, strict), their static assets, and the filters the templates use."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import textwrap
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
+from markupsafe import Markup
+from starlette.responses import HTMLResponse
+
+from retrieval.kb import SECTIONS
+from service.chat.models import Citation
+from service.masking.kinds import KINDS
+from service.web.markdown import render_markdown
+
+HERE = Path(__file__).resolve().parent
+SECTION_TITLES = dict(SECTIONS)
+
+
+# ---------------------------------------------------------------- static assets
+
+
+@dataclass(frozen=True)
+class Asset:
+    body: bytes
+    media_type: str
+    version: str  # content hash: the URL changes when the file does, so it can be cached for good
+
+
+_MEDIA = {".css": "text/css; charset=utf-8", ".js": "text/javascript; charset=utf-8", ".svg": "image/svg+xml"}
+
+
+@lru_cache(maxsize=1)
+def assets() -> dict[str, Asset]:
+    """Every file of ``static/``, read once; nothing else is served under ``/static``."""
+    out: dict[str, Asset] = {}
+    for p in sorted((HERE / "static").iterdir()):
+        if p.is_file() and p.suffix in _MEDIA:
+            body = p.read_bytes()
+            out[p.name] = Asset(body, _MEDIA[p.suffix], hashlib.sha256(body).hexdigest()[:10])
+    return out
+
+
+def static_url(name: str) -> str:
+    return f"/static/{name}?v={assets()[name].version}"
+
+
+# ---------------------------------------------------------------- filters
+
+
+def percent(value: float) -> str:
+    return f"{value:.0%}"
+
+
+def confidence_label(value: float, threshold: float) -> str:
+    if value < threshold:
+        return "low"
+    return "high" if value >= 0.7 else "medium"
+
+
+_ACRONYMS = {"gpu": "GPU", "cuda": "CUDA", "nccl": "NCCL", "oom": "OOM", "xid": "Xid", "cpu": "CPU", "id": "id", "hf": "HF"}
+
+
+def humanize(name: str) -> str:
+    """``gpu_model`` -> ``GPU model``; ``deepspeed_version`` -> ``Deepspeed version``."""
+    words = [_ACRONYMS.get(w, w) for w in name.replace("-", "_").split("_") if w]
+    if words and words[0] == words[0].lower():
+        words[0] = words[0].capitalize()
+    return " ".join(words)
+
+
+def step_markdown(step: str) -> Markup:
+    """A fix or verify step: its first line, then its continuation lines dedented, as markdown."""
+    first, _, rest = step.partition("\n")
+    return render_markdown(first + ("\n" + textwrap.dedent(rest) if rest else ""), demote=3)
+
+
+def line_anchor(file: str, line: int) -> str:
+    return "L-" + re.sub(r"[^A-Za-z0-9_.-]", "_", file) + f"-{line}"
+
+
+def citation_link(c: Citation, anchors: set[str]) -> tuple[str, str | None]:
+    """(label, href) for a chat citation: sections link to the entry page, lines and facts into the page."""
+    if c.kind == "section":
+        eid, _, sec = c.ref.partition("#")
+        label = f"{eid} · {SECTION_TITLES.get(sec, 'Affected systems' if sec == 'affected' else sec)}"
+        return label, f"/kb/{eid}#{sec}" if eid else None
+    if c.kind == "line":
+        file, _, line = c.ref.rpartition(":")
+        anchor = line_anchor(file, int(line)) if line.isdigit() else ""
+        return f"line {c.ref}", f"#{anchor}" if anchor in anchors else None
+    if c.kind == "fact":
+        return f"fact {humanize(c.ref)}", f"#fact-{c.ref}"
+    return c.ref, None
+
+
+def masked_kinds() -> dict[str, list[str]]:
+    """What masking replaces, for the note on ``/``: credentials, then personal data and identities."""
+    secrets = [k.tag.replace("_", " ").lower() for k in KINDS.values() if k.secret]
+    other = [k.tag.replace("_", " ").lower() for k in KINDS.values() if not k.secret]
+    return {"secrets": secrets, "identities": other}
+
+
+# ---------------------------------------------------------------- environment
+
+
+@lru_cache(maxsize=1)
+def environment() -> Environment:
+    env = Environment(
+        loader=FileSystemLoader(str(HERE / "templates")),
+        autoescape=select_autoescape(["html"]),
+        undefined=StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+    env.filters.update(markdown=render_markdown, percent=percent, humanize=humanize, step=step_markdown)
+    env.globals.update(static_url=static_url, line_anchor=line_anchor, citation_link=citation_link,
+                       confidence_label=confidence_label, section_titles=SECTION_TITLES)
+    return env
+
+
+def page(template: str, *, status: int = 200, headers: dict[str, str] | None = None, **context: Any) -> HTMLResponse:
+    html = environment().get_template(template).render(**context)
+    return HTMLResponse(html, status_code=status, headers=headers)
