@@ -63,6 +63,9 @@ class Settings(BaseSettings):
     plan_scale_daily: int = 50
     plan_free_questions_daily: int = 20
     plan_scale_questions_daily: int = 500
+    # Anonymous callers (when allow_anonymous), per client address and UTC day; 0 means no limit.
+    anonymous_daily: int = 0
+    anonymous_questions_daily: int = 0
 
     @property
     def resolved_database_url(self) -> str:

@@ -109,7 +109,7 @@ class Clock:
         self.t = datetime.strptime(start, "%Y-%m-%d %H:%M:%S")
         self.t += timedelta(microseconds=random.Random(start).randint(1000, 999000))  # real logs never start at ,000
 
-    def tick(self, seconds: float) -> "Clock":
+    def tick(self, seconds: float) -> Clock:
         self.t += timedelta(seconds=seconds)
         return self
 
@@ -211,7 +211,7 @@ def agent_traceback(py: str, site: str, entry: str, torch_v: str, tail: list[str
         (2, 4): (348, 901, 892, 133, 255),
         (2, 5): (355, 919, 910, 138, 260),
     }[tv(torch_v)]
-    return [
+    tb = [
         "Traceback (most recent call last):",
         f'  File "{entry}", line 8, in <module>',
         "    sys.exit(main())",
@@ -224,6 +224,38 @@ def agent_traceback(py: str, site: str, entry: str, torch_v: str, tail: list[str
         f'  File "{site}/torch/distributed/launcher/api.py", line {lines[3]}, in __call__',
         "    return launch_agent(self._config, self._entrypoint, list(args))",
     ] + [ln.replace("{site}", site).replace("{la}", str(lines[4])) for ln in tail]
+    return py311_carets(tb) if tuple(map(int, py.split("."))) >= (3, 11) else tb
+
+
+def py311_carets(lines: list[str]) -> list[str]:
+    """Add the PEP 657 '^^^^' markers Python >= 3.11 prints under the failing expression of a frame.
+
+    Python omits them when the expression is the whole line (a bare call, `raise ...`, `elastic_launch(`);
+    for `return expr` and `x = expr` they underline `expr` (only its first line when it continues).
+    """
+    out: list[str] = []
+    prev_file = False
+    for ln in lines:
+        out.append(ln)
+        is_code = prev_file and ln.startswith("    ") and not ln.lstrip().startswith(("File ", "^"))
+        prev_file = ln.lstrip().startswith('File "')
+        if not is_code:
+            continue
+        code = ln.strip()
+        indent = len(ln) - len(ln.lstrip())
+        start = None
+        if code.startswith("return "):
+            start = len("return ")
+        elif " = " in code and "(" in code and code.index(" = ") < code.index("("):
+            start = code.index(" = ") + 3
+        elif code.startswith("sys.exit(") and code.endswith("())"):
+            start = len("sys.exit(")
+            out.append(" " * (indent + start) + "^" * (len(code) - start - 1))
+            continue
+        if start is None or code.startswith("raise "):
+            continue
+        out.append(" " * (indent + start) + "^" * (len(code) - start))
+    return out
 
 
 # ---------------------------------------------------------------- environment reports
@@ -762,7 +794,7 @@ def tmof_video_ddp_ancdata_02():
     pids = [31877, 31878, 31879, 31880]
     agent = 31862
     buses = ["00000000:00:1B.0", "00000000:00:1C.0", "00000000:00:1D.0", "00000000:00:1E.0"]
-    out = [f"+ ulimit -n", "1024", "+ nvidia-smi"]
+    out = ["+ ulimit -n", "1024", "+ nvidia-smi"]
     out.append(nvidia_smi("Tue May 21 14:02:09 2024", "535.129.03",
                           [gpu_row("A10G", 23028, b, pwr=r.randint(24, 30), cap=300, temp=r.randint(24, 29),
                                    used=0, fan="0%", perf="P8") for b in buses]))
@@ -896,6 +928,8 @@ def tmof_slurm_mask_cache_04():
                                                   ifname="ib0", ip=f"10.40.1.{4 + k // 4}",
                                                   bus=["7000", "f000", "47000", "4e000"][k % 4],
                                                   show_version=(k == 0), nchan=2)[-4:]]
+    out.insert(out.index(f"+ srun -l python train_seg.py --cfg cfgs/ade20k_upernet_swin_b.yaml --work-dir /scratch/{user}/runs/upernet_swinb_0213") + 1,
+               f"0: gpu-a100-04:{pids[0]}:{pids[0]} [0] NCCL INFO NCCL version 2.14.3+cuda11.7")
     out += [
         f"0: {c.ds()[:-4]} | INFO | seg.train | world size 8, per-GPU batch 2, total batch 16, iters/epoch 1264",
         f"0: {c.ds()[:-4]} | INFO | seg.data | ADE20K train: 20210 images, val: 2000 images; num_workers=6, "
@@ -1028,8 +1062,9 @@ def disk_full_hf_optimizer_02():
     c.tick(9)
     out += [
         f"[INFO|training_args.py:1902] {c.hf()} >> PyTorch: setting up devices",
-        f"04/09/2024 07:55:49 - WARNING - __main__ - Process rank: 0, device: cuda:0, n_gpu: 1, distributed training: True, 16-bits training: False",
-        f"04/09/2024 07:55:49 - INFO - __main__ - Training/evaluation parameters TrainingArguments(",
+        "04/09/2024 07:55:49 - WARNING - __main__ - Process rank: 0, device: cuda:0, n_gpu: 1, distributed training: True, 16-bits training: False",
+        "04/09/2024 07:55:49 - INFO - __main__ - versions: torch 2.2.1+cu121, transformers 4.38.2, accelerate 0.27.2, datasets 2.18.0",
+        "04/09/2024 07:55:49 - INFO - __main__ - Training/evaluation parameters TrainingArguments(",
         "_n_gpu=1,",
         "bf16=True,",
         "gradient_accumulation_steps=4,",
@@ -1435,7 +1470,7 @@ def disk_full_lightning_quota_04():
         "facts": {"gpu_model": "A100-SXM4-40GB", "launcher": "srun", "precision": "fp16", "exit_code": "1"},
         "must_mention": ["quota"],
         "secrets": [key, user],
-    }, {"slurm-7731904.out": J(out)})
+    }, {"slurm-7731904.out": J(py311_carets(out))})
 
 
 # ================================================================ sighup-session-hangup
@@ -1479,10 +1514,10 @@ def sighup_torchrun_ssh_01():
     out += torchrun_banner(torch_v, c, agent)
     c.tick(11)
     out += [
-        f"[rank0] loading TinyLlama/TinyLlama_v1.1 (1.10B params) in bf16",
-        f"[rank0] FSDP: sharding_strategy=FULL_SHARD, auto_wrap=LlamaDecoderLayer, mixed_precision=bf16, "
+        "[rank0] loading TinyLlama/TinyLlama_v1.1 (1.10B params) in bf16",
+        "[rank0] FSDP: sharding_strategy=FULL_SHARD, auto_wrap=LlamaDecoderLayer, mixed_precision=bf16, "
         "use_orig_params=True",
-        f"[rank0] data: 388,120 samples, packed to 2048 tokens -> 96,030 sequences; 750 steps/epoch",
+        "[rank0] data: 388,120 samples, packed to 2048 tokens -> 96,030 sequences; 750 steps/epoch",
     ]
     for i in range(8):
         out.append(f"{site}/torch/utils/checkpoint.py:464: UserWarning: torch.utils.checkpoint: the use_reentrant "
@@ -1533,6 +1568,7 @@ def sighup_accelerate_trainer_02():
     out += torchrun_banner(torch_v, c, agent)
     c.tick(8)
     out += [
+        "01/26/2024 23:47:10 - INFO - __main__ - torch 2.1.2+cu121, transformers 4.36.2, peft 0.7.1, accelerate 0.25.0",
         "01/26/2024 23:47:10 - INFO - __main__ - Distributed environment: MULTI_GPU  Backend: nccl",
         "Num processes: 4",
         "Process index: 0",
@@ -1595,7 +1631,7 @@ def sighup_accelerate_trainer_02():
         "facts": {"torch_version": "2.1.2", "launcher": "accelerate", "world_size": "4", "precision": "bf16",
                   "failure_step": "1189"},
         "must_mention": ["SIGHUP", "nohup"],
-    }, {"train.log": J(out)})
+    }, {"train.log": J(py311_carets(out))})
 
 
 @case
@@ -1624,6 +1660,7 @@ def sighup_multinode_collateral_03():
         logs[node] = (c, out)
     # training progress is printed by global rank 0 only (node0.log)
     c, out = logs[0]
+    out.append(f"[{c.t:%Y-%m-%d %H:%M:%S}] torch {torch_v}+cu124, world 16 (2 nodes x 8 H100), bf16, FSDP full shard")
     loss = 2.28
     for step in range(20, 1841, 20):
         c.tick(20 * 3.95 + r.uniform(-1, 1))
@@ -1649,8 +1686,7 @@ def sighup_multinode_collateral_03():
                "remote process exited or there was a network error, NCCL version 2.20.5")
         out1 += [
             f"{hosts[1]}:{pids[k]}:{pids[k] + 211} [{k - 8}] transport/net_ib.cc:1696 NCCL WARN NET/IB : Got completion "
-            f"from peer {ips[0]}<{r.randint(40000, 60000)}> with error 12, opcode 0, len 0, vendor err 129 (Recv) "
-            f"localGid ::ffff:{ips[1]} remoteGidsfe80::ffff:{ips[0]}",
+            f"from peer {ips[0]}<{r.randint(40000, 60000)}> with error 12, opcode 0, len 0, vendor err 129 (Recv)",
             f"{hosts[1]}:{pids[k]}:{pids[k] + 211} [{k - 8}] NCCL INFO transport/net.cc:1302 -> 6",
             f"{hosts[1]}:{pids[k]}:{pids[k] + 211} [{k - 8}] NCCL INFO proxy.cc:694 -> 6",
             f"{hosts[1]}:{pids[k]}:{pids[k] + 211} [{k - 8}] NCCL INFO proxy.cc:874 -> 6 [Progress Thread]",
@@ -1658,7 +1694,7 @@ def sighup_multinode_collateral_03():
             "ncclRemoteError: A call failed possibly due to a network error or a remote process exiting prematurely.",
             "Last error:",
             f"NET/IB : Got completion from peer {ips[0]}<{r.randint(40000, 60000)}> with error 12, opcode 0, len 0, vendor err 129 (Recv)",
-            f"Exception raised from checkForNCCLErrorsInternal at ../torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:1977 (most recent call first):",
+            "Exception raised from checkForNCCLErrorsInternal at ../torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:1977 (most recent call first):",
             f"frame #0: c10::Error::Error(c10::SourceLocation, std::string) + 0x96 (0x7f{r.getrandbits(36):09x} in {site}/torch/lib/libc10.so)",
             f"frame #1: c10d::ProcessGroupNCCL::checkForNCCLErrorsInternal(std::shared_ptr<c10d::NCCLComm>&) + 0x220 (0x7f{r.getrandbits(36):09x} in {site}/torch/lib/libtorch_cuda.so)",
             f"frame #2: c10d::ProcessGroupNCCL::WorkNCCL::checkAndSetException() + 0x7c (0x7f{r.getrandbits(36):09x} in {site}/torch/lib/libtorch_cuda.so)",
@@ -1689,11 +1725,12 @@ def sighup_multinode_collateral_03():
         "description": "2-node torchrun (16x H100, torch 2.4.1, NCCL 2.20.5), each node started by hand in an SSH "
                        "shell with '&'. node0's session hangs up: its agent logs 'Received 1 death signal' and "
                        "SIGHUPs ranks 0-7. node1's ranks then get NET/IB completion errors and ncclRemoteError, "
-                       "abort (SIGABRT) and node1's ChildFailedError names rank 9: all collateral.",
-        "initiating_rank": None,
+                       "abort (SIGABRT) and node1's ChildFailedError names rank 9: all collateral. Ranks 0-7 "
+                       "were stopped together by their own launcher.",
+        "initiating_rank": [0, 1, 2, 3, 4, 5, 6, 7],
         "facts": {"torch_version": "2.4.1", "nccl_version": "2.20.5", "launcher": "torchrun", "num_nodes": "2",
                   "world_size": "16", "failure_step": "1840"},
-        "must_mention": ["SIGHUP", "node0"],
+        "must_mention": ["SIGHUP", "tmux"],
     }, {"node0.log": J(logs[0][1]), "node1.log": J(out1)})
 
 
@@ -1710,6 +1747,7 @@ def sigkill_torchrun_summary_01():
     out = [nvidia_smi("Tue Mar  5 10:31:10 2024", "535.161.07",
                       [gpu_row("A100-SXM4-80GB", 81920, f"00000000:{b}:00.0", pwr=r.randint(58, 66), temp=r.randint(29, 34))
                        for b in ["07", "0F", "47", "4E", "87", "90", "B7", "BD"]])]
+    out += ["+ python -c 'import torch; print(torch.__version__)'", "2.2.1+cu121"]
     out.append("+ torchrun --nproc_per_node=8 --master_port=29511 train_mae.py --cfg configs/mae_vit_l_in1k.yaml")
     out += torchrun_banner(torch_v, c, agent)
     c.tick(7)
@@ -1914,13 +1952,13 @@ def sigkill_multinode_srun_04():
         f"--rdzv_endpoint={hosts[0]}:29500 --rdzv_id={jobid} train_dit.py --config configs/dit_xl2_512.yaml",
     ]
     for t in (0, 1):
-        out += [f"{t}: " + ln for ln in torchrun_banner(torch_v, Clock("2024-12-09 04:01:19"), agents[t])]
+        out += [f"{t}: " + ln for ln in torchrun_banner(torch_v, Clock("2024-12-09 04:01:19").tick(t * 0.83), agents[t])]
     for k in (0, 8):
         t = k // 8
         out += [f"{t}: " + ln for ln in nccl_init(hosts[t], pids[k], 0, k, 16, "2.21.5", "cuda12.4", r, net="IB",
                                                   ip=ips[t], bus="18000", show_version=(k == 0), nchan=2)[-3:]]
     out += [
-        "0: [train_dit] GPU: NVIDIA H200 x 16, world_size=16, global batch 256 (16/GPU), bf16 autocast, "
+        f"0: [train_dit] torch {torch_v}+cu124 | GPU: NVIDIA H200 x 16, world_size=16, global batch 256 (16/GPU), bf16 autocast, "
         "torch.compile(mode='max-autotune-no-cudagraphs')",
         "0: [train_dit] dataset: 1,281,167 latents (ImageNet-512, VAE f8), 5004 steps/epoch",
     ]
@@ -1958,8 +1996,7 @@ def sigkill_multinode_srun_04():
                "NCCL error: remote process exited or there was a network error, NCCL version 2.21.5")
         out += [
             f"0: {hosts[0]}:{pids[kk]}:{pids[kk] + 190} [{kk}] transport/net_ib.cc:1733 NCCL WARN NET/IB : Got completion "
-            f"from peer {ips[1]}<{r.randint(40000, 60000)}> with error 12, opcode 0, len 0, vendor err 129 (Recv) "
-            f"localGid ::ffff:{ips[0]} remoteGidsfe80::ffff:{ips[1]}",
+            f"from peer {ips[1]}<{r.randint(40000, 60000)}> with error 12, opcode 0, len 0, vendor err 129 (Recv)",
             f"0: [rank{kk}]:[{ts} ProcessGroupNCCL.cpp:1595] {msg}",
             "0: ncclRemoteError: A call failed possibly due to a network error or a remote process exiting prematurely.",
             "0: Last error:",
@@ -2073,11 +2110,12 @@ def slurm_time_limit_split_err_02():
     o = [
         f"== job {jobid} start {c.iso()} node {node} ==",
         f"results db: redis://trainer:{pw}@10.30.0.5:6379/4",
+        f"[env] torch {torch_v}+cu124, transformer_engine 1.9.0, 8 x NVIDIA H100 80GB HBM3",
         "[cfg] model=llama3-8b seq_len=8192 global_batch=512 micro_batch=1 tp=1 pp=1 dp=8 zero=1 precision=bf16",
         "[cfg] max_steps=20000 save_interval=1000 save_dir=/lustre/ckpt/llama3-8b-cpt",
         "[cfg] resuming from /lustre/ckpt/llama3-8b-cpt/iter_0006000 (consumed_samples=3072000)",
     ]
-    e = [f"+ srun --kill-on-bad-exit=1 torchrun --standalone --nproc_per_node=8 pretrain_gpt.py --cfg cpt.yaml"]
+    e = ["+ srun --kill-on-bad-exit=1 torchrun --standalone --nproc_per_node=8 pretrain_gpt.py --cfg cpt.yaml"]
     e += torchrun_banner(torch_v, c, agent)
     for i in range(8):
         e.append(f"{site}/transformer_engine/pytorch/attention.py:{4570 + 0}: UserWarning: window_size should be (-1, -1) "
@@ -2210,7 +2248,7 @@ def slurm_time_limit_emergency_save_04():
     c = Clock("2024-11-14 20:00:02")
     out = [
         f"### {c.t:%F %T} job {jobid} on {node}, --time=12:00:00, KillWait=30s",
-        f"### python train.py --config configs/vit_g_jepa.yaml  (torch 2.5.0+cu124, 1x NVIDIA H100 80GB HBM3)",
+        "### python train.py --config configs/vit_g_jepa.yaml  (torch 2.5.0+cu124, 1x NVIDIA H100 80GB HBM3)",
         "[setup] SIGTERM handler installed: on SIGTERM write an emergency checkpoint and exit 0",
         "[setup] checkpoint every 5000 steps to /nfs/ckpt/vitg-jepa (model+ema+optimizer, ~38 GB)",
     ]
@@ -2334,7 +2372,8 @@ def fell_off_bus_torchrun_hang_02():
     out += nccl_init(node, pids[0], 0, 0, 8, "2.20.5", "cuda12.4", r, net="IB", ip="10.10.4.21", bus="7000",
                      show_version=True, nchan=2)
     out += [
-        f"[rank0] model 3.02B params, bf16, FSDP(HYBRID_SHARD) world 8, seq 4096, micro 4, grad_accum 8",
+        f"[rank0] torch {torch_v}+cu124, 8 x NVIDIA A100-SXM4-80GB",
+        "[rank0] model 3.02B params, bf16, FSDP(HYBRID_SHARD) world 8, seq 4096, micro 4, grad_accum 8",
     ]
     seq = 0
     for step in range(10, 6121, 10):
@@ -2598,11 +2637,12 @@ def ecc_xid94_torchrun_02():
     agent = 3301
     pids = [3320 + i for i in range(8)]
     c = Clock("2024-12-10 01:20:33")
-    out = [f"+ torchrun --nproc_per_node=8 --max-restarts=0 pretrain.py --config configs/moe_16x1b.yaml"]
+    out = ["+ torchrun --nproc_per_node=8 --max-restarts=0 pretrain.py --config configs/moe_16x1b.yaml"]
     out += torchrun_banner(torch_v, c, agent)
     c.tick(10)
     out += nccl_init(node, pids[0], 0, 0, 8, "2.21.5", "cuda12.4", r, net="IB", ip="10.9.3.114", bus="18000",
                      show_version=True, nchan=2, peers=[(1, "2a000")], p2p="P2P/CUMEM/read")
+    out.append("[rank0]:torch 2.5.1+cu124 | 8 x NVIDIA H100 80GB HBM3 | MoE 16x1B, top-2, EP=8, bf16")
     seq = 0
     for step in range(25, 4801, 25):
         c.tick(25 * 1.12 + r.uniform(-.3, .3))
@@ -2841,10 +2881,8 @@ def p2p_rtx4090_accelerate_01():
             "    main()",
             f'  File "/home/{user}/proj/ft/sft_qlora.py", line 131, in main',
             '    accelerator = Accelerator(gradient_accumulation_steps=args.grad_accum, mixed_precision="bf16", log_with="wandb")',
-            "                  ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^",
             f'  File "{site}/accelerate/accelerator.py", line 384, in __init__',
             "    self.state = AcceleratorState(",
-            "                 ^^^^^^^^^^^^^^^^^^",
             f'  File "{site}/accelerate/state.py", line 860, in __init__',
             "    PartialState(cpu, **kwargs)",
             f'  File "{site}/accelerate/state.py", line 287, in __init__',
@@ -2853,7 +2891,7 @@ def p2p_rtx4090_accelerate_01():
             'Please set `NCCL_P2P_DISABLE="1"` and `NCCL_IB_DISABLE="1" or use `accelerate launch` which will do this '
             "automatically.",
         ]
-        out += [f"[rank{k}]: " + ln for ln in tb]
+        out += [f"[rank{k}]: " + ln for ln in py311_carets(tb)]
     c.tick(3.2)
     out.append(elastic_log(torch_v, c, "E", "torch.distributed.elastic.multiprocessing.api", 833,
                            f"failed (exitcode: 1) local_rank: 0 (pid: {pids[0]}) of binary: /home/{user}/.venvs/ft/bin/python", agent))
@@ -2931,7 +2969,8 @@ def p2p_acs_l40s_hang_02():
         peer = k ^ 1
         out += nccl_init(host, pids[k], k, k, 8, "2.18.1", "cuda12.1", r, net="IB", ifname="eno1", ip="10.5.0.32",
                          bus=buses[k], peers=[(peer, buses[peer])], p2p="P2P/IPC", nchan=2, show_version=(k == 0))
-    out.append(f"[rank0] {c.tick(2).t:%H:%M:%S} process group ready (nccl, world 8); waiting for all ranks at barrier")
+    out.append(f"[rank0] {c.tick(2).t:%H:%M:%S} torch {torch_v}+cu121, 8 x NVIDIA L40S; process group ready (nccl, world 8); "
+               "waiting for all ranks at barrier")
     c.tick(1800.4)
     order = [5, 0, 3, 6, 1, 2, 7, 4]
     for k in order:

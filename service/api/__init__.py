@@ -13,9 +13,12 @@ from fastapi import FastAPI, Request, Response
 from fastapi.middleware.cors import CORSMiddleware
 
 from service.api import errors
+from service.api.account_routes import router as account_router
 from service.api.routes import router
 from service.pipeline import Engine
 from service.settings import Settings, get_settings
+from service.slack import router as slack_router
+from service.web import router as web_router
 
 log = logging.getLogger("crashdoc.api")
 
@@ -57,6 +60,7 @@ def create_app(settings: Settings | None = None, engine: Engine | None = None) -
         version="0.1.0",
         summary="Why did my GPU training run die, and how do I fix it?",
         lifespan=lifespan,
+        responses=errors.ERROR_RESPONSES,
     )
     _configure_logging(settings.log_level)
     app.state.engine = engine
@@ -81,4 +85,7 @@ def create_app(settings: Settings | None = None, engine: Engine | None = None) -
         return response
 
     app.include_router(router)
+    app.include_router(account_router)
+    app.include_router(slack_router)
+    app.include_router(web_router)  # the pages, outside the OpenAPI schema
     return app

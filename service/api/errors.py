@@ -7,11 +7,46 @@ import logging
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
+from pydantic import BaseModel
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from service.errors import CrashdocError, QuotaExceeded
+from service.errors import AuthError, CrashdocError, QuotaExceeded, StoreError
 
 log = logging.getLogger("crashdoc.api")
+
+
+class ErrorDetail(BaseModel):
+    code: str
+    message: str
+    request_id: str | None = None
+
+
+class ErrorOut(BaseModel):
+    """Every error the API answers, whatever its status."""
+
+    error: ErrorDetail
+
+
+_ERROR_STATUSES = {
+    400: "malformed request", 401: "missing, wrong or revoked API key", 404: "no such diagnosis or entry (or not yours)",
+    413: "over a size or count limit", 415: "not a text log", 422: "invalid or empty input",
+    429: "the daily allowance is spent (Retry-After)", 503: "the database is unavailable (Retry-After)",
+}
+# Documented on every operation, so the OpenAPI schema names each status the API can answer.
+ERROR_RESPONSES: dict[int | str, dict[str, object]] = {
+    status: {"model": ErrorOut, "description": what} for status, what in _ERROR_STATUSES.items()
+}
+_STORE_RETRY_AFTER_S = 5
+
+
+def _headers(exc: CrashdocError) -> dict[str, str] | None:
+    if isinstance(exc, QuotaExceeded):
+        return {"Retry-After": str(exc.retry_after_s)}
+    if isinstance(exc, StoreError):
+        return {"Retry-After": str(_STORE_RETRY_AFTER_S)}
+    if isinstance(exc, AuthError) and exc.status == 401:
+        return {"WWW-Authenticate": 'Bearer realm="crashdoc"'}
+    return None
 
 
 def error_body(code: str, message: str, request_id: str | None = None) -> dict[str, object]:
@@ -27,8 +62,7 @@ def install(app: FastAPI) -> None:
         rid = getattr(request.state, "request_id", None)
         if exc.status >= 500:
             log.warning("request %s failed: %s", rid, exc.code)
-        headers = {"Retry-After": str(exc.retry_after_s)} if isinstance(exc, QuotaExceeded) else None
-        return JSONResponse(error_body(exc.code, str(exc), rid), status_code=exc.status, headers=headers)
+        return JSONResponse(error_body(exc.code, str(exc), rid), status_code=exc.status, headers=_headers(exc))
 
     @app.exception_handler(RequestValidationError)
     async def _validation(request: Request, exc: RequestValidationError) -> JSONResponse:

@@ -13,6 +13,8 @@ from fastapi import APIRouter, Request
 from fastapi.responses import StreamingResponse
 from pydantic import BaseModel, Field
 
+from service.api.account_routes import DiagnosisId
+from service.api.auth import CallerDep, spending
 from service.api.errors import error_body
 from service.api.uploads import read_sources
 from service.chat.models import ChatEvent
@@ -48,16 +50,17 @@ def healthz(request: Request) -> dict[str, Any]:
 
 
 @router.post("/v1/diagnoses", status_code=201, response_model=Diagnosis, tags=["diagnoses"], openapi_extra=_LOG_BODY)
-async def create_diagnosis(request: Request) -> Diagnosis:
+async def create_diagnosis(request: Request, who: CallerDep) -> Diagnosis:
     """Diagnose the files of one run: the log as the raw body (text/plain, gzip accepted) or multipart `files`."""
     engine = _engine(request)
-    sources = await read_sources(request, engine.limits)
-    return await to_thread.run_sync(lambda: diagnose(engine, sources))
+    async with spending(request, who, "diagnosis"):
+        sources = await read_sources(request, engine.limits)
+        return await to_thread.run_sync(lambda: diagnose(engine, sources, workspace_id=who.workspace_id))
 
 
 @router.get("/v1/diagnoses/{diagnosis_id}", response_model=Diagnosis, tags=["diagnoses"])
-def get_diagnosis(diagnosis_id: str, request: Request) -> Diagnosis:
-    return _engine(request).store.get(diagnosis_id)
+def get_diagnosis(diagnosis_id: DiagnosisId, request: Request, who: CallerDep) -> Diagnosis:
+    return _engine(request).store.get(diagnosis_id, who.workspace_id)
 
 
 @router.get("/v1/kb", tags=["encyclopedia"])
@@ -87,10 +90,12 @@ class Question(BaseModel):
 
 
 @router.post("/v1/diagnoses/{diagnosis_id}/messages", status_code=201, tags=["chat"])
-async def post_message(diagnosis_id: str, body: Question, request: Request) -> dict[str, Any]:
+async def post_message(diagnosis_id: DiagnosisId, body: Question, request: Request, who: CallerDep) -> dict[str, Any]:
     """Ask a follow-up question; the answer cites entry sections, log lines and facts."""
     engine = _engine(request)
-    asked, answered = await to_thread.run_sync(lambda: ask(engine, diagnosis_id, body.question))
+    async with spending(request, who, "question"):
+        asked, answered = await to_thread.run_sync(
+            lambda: ask(engine, diagnosis_id, body.question, workspace_id=who.workspace_id))
     return {"question": asked.model_dump(), "answer": answered.model_dump()}
 
 
@@ -113,14 +118,16 @@ def _sse(events: Iterator[ChatEvent], request_id: str | None) -> Iterator[str]:
 
 
 @router.post("/v1/diagnoses/{diagnosis_id}/messages/stream", tags=["chat"], response_class=StreamingResponse, responses=_SSE_DOC)
-async def stream_message(diagnosis_id: str, body: Question, request: Request) -> StreamingResponse:
+async def stream_message(diagnosis_id: DiagnosisId, body: Question, request: Request, who: CallerDep) -> StreamingResponse:
     """Ask a follow-up question and read the answer as server-sent events (for the chat on the page)."""
     engine = _engine(request)
-    events = await to_thread.run_sync(lambda: ask_stream(engine, diagnosis_id, body.question))
+    async with spending(request, who, "question"):
+        events = await to_thread.run_sync(
+            lambda: ask_stream(engine, diagnosis_id, body.question, workspace_id=who.workspace_id))
     return StreamingResponse(_sse(events, getattr(request.state, "request_id", None)), media_type="text/event-stream",
                              headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})
 
 
 @router.get("/v1/diagnoses/{diagnosis_id}/messages", tags=["chat"])
-def get_messages(diagnosis_id: str, request: Request) -> dict[str, Any]:
-    return {"messages": [m.model_dump() for m in history_of(_engine(request), diagnosis_id)]}
+def get_messages(diagnosis_id: DiagnosisId, request: Request, who: CallerDep) -> dict[str, Any]:
+    return {"messages": [m.model_dump() for m in history_of(_engine(request), diagnosis_id, who.workspace_id)]}

@@ -15,6 +15,11 @@ from typing import Any
 
 import tldextract
 
+
+def _words(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
+
 # The bundled public-suffix snapshot, never a download (suffix_list_urls=() and no cache directory).
 OFFLINE_TLD = tldextract.TLDExtract(suffix_list_urls=(), cache_dir=None, fallback_to_snapshot=True)
 
@@ -218,15 +223,24 @@ def user_value(text: str, m: Any, s: int, e: int) -> bool:
 
 
 # Directory names under /scratch, /fsx, /lustre that name a shared area, not a person.
-_SHARED_DIRS = frozenset(
+_SHARED_DIRS = _words(
     """shared common public data datasets dataset corpora models model weights ckpt ckpts checkpoint checkpoints
     cache caches tmp temp hf huggingface projects project proj runs logs outputs output results envs env conda
     venv venvs scratch users user home group groups team teams lab labs apps software sw opt bin lib src code
     repos jobs job slurm archive backup exp exps experiments train training eval evals test tests images raw
-    processed tokenized tokenizers containers images sif""".split()
+    processed tokenized tokenizers containers images sif"""
 )
 
 
 def scratch_user(text: str, m: Any, s: int, e: int) -> bool:
     """/scratch/mchen/ckpt names a person; /scratch/checkpoints/ckpt does not."""
     return text[s:e].lower() not in _SHARED_DIRS
+
+
+_ENV_WORDS = _words("base conda venv pytorch torch train training finetune sparse diffusion default python")
+
+
+def prompt_env_user(text: str, m: Any, s: int, e: int) -> bool:
+    """``(rpatel) $`` with no user@host: a PS1 that shows the person, not a short env name like (ft) or (pt22)."""
+    v = text[s:e]
+    return len(v) >= 5 and v.isalpha() and v.lower() not in _ENV_WORDS | _SHARED_DIRS

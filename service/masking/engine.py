@@ -27,9 +27,12 @@ from service.masking.recognizers import REGISTRY
 
 
 class Span(NamedTuple):
+    """A span to mask, with its provenance: the recognizer pattern that found it."""
+
     start: int
     end: int
     entity: str
+    pattern: str = ""
 
 
 class BlankSpacyNlpEngine(SpacyNlpEngine):
@@ -64,6 +67,11 @@ def build_analyzer(recognizers: Sequence[EntityRecognizer]) -> AnalyzerEngine:
         supported_languages=["en"],
         context_aware_enhancer=PassThroughEnhancer(),
     )
+
+
+def _pattern_name(r: RecognizerResult) -> str:
+    explanation = r.analysis_explanation
+    return (explanation.pattern_name or explanation.recognizer) if explanation is not None else ""
 
 
 def _gated_by(needle: str, needles: Sequence[str], entries: Sequence[Entry]) -> set[str]:
@@ -140,4 +148,4 @@ class Masker:
         for r in kept:
             if not any(r.start < c.end and c.start < r.end for c in chosen):
                 chosen.append(r)
-        return tuple(sorted(Span(r.start, r.end, r.entity_type) for r in chosen))
+        return tuple(sorted(Span(r.start, r.end, r.entity_type, _pattern_name(r)) for r in chosen))

@@ -15,9 +15,11 @@ def _normalise(kind: Kind, value: str) -> str:
     v = value.strip().rstrip(".").lower()
     if kind.entity == "IP_ADDRESS":
         try:
-            return str(ipaddress.ip_interface(v.split("%")[0]).ip)
+            ip = ipaddress.ip_interface(v.split("%")[0]).ip
         except ValueError:
             return v
+        mapped = getattr(ip, "ipv4_mapped", None)  # ::ffff:10.44.1.17 is 10.44.1.17 (NCCL's RoCE GIDs)
+        return str(mapped or ip)
     if kind.entity == "MAC_ADDRESS":
         return "".join(c for c in v if c.isalnum())
     return v

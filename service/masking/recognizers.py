@@ -220,7 +220,7 @@ REGISTRY: list[Entry] = [
         "USERNAME",
         needles=("/home/", "/users/", "users\\", "users/", "user", "logname", "@", "wandb.ai/", "logged in as", "uid",
                  "login", "psql", "torchinductor_", "job", "://", "/scratch/", "/fsx/", "/lustre/", "/gpfs/", "/nobackup/",
-                 "wandb_entity"),
+                 "wandb_entity", ") $", ") #"),
         patterns=(
             P("home dir", r"/home/(?P<v>[A-Za-z0-9._-]+)", needles=("/home/",)),
             P("macos home dir", r"/Users/(?P<v>[A-Za-z0-9._-]+)", needles=("/users/",)),
@@ -250,6 +250,8 @@ REGISTRY: list[Entry] = [
             P("user flag", r"--(?:db[_-])?user(?:name)?(?:=|\s+)(?P<v>[A-Za-z0-9._-]+)", needles=("--",)),
             P("odbc user id", r"(?:\b[Uu]ser\s?[Ii][Dd]|\bUSER\s?ID|\b[Uu]id|\bUID)\s*=\s*(?P<v>[^;\s\"']+)", needles=("uid", "user id", "userid")),
             P("shell prompt", r"\b(?P<v>[a-z_][a-z0-9_-]*)@(?=[A-Za-z0-9][\w.-]*:[~/])", needles=("@",)),
+            # (rpatel) $ python train_seg.py ...   (a bare prompt whose only name is the person's)
+            P("bare prompt name", r"^\((?P<v>[A-Za-z][A-Za-z0-9._-]*)\) [$#] ", checks.prompt_env_user, needles=("$", "#")),
             P("user in url", _URL_USERINFO + r"(?P<v>[^\s:/@]+)(?::[^\s@/]*)?@", needles=("://",)),
             P("wandb entity", r"\bwandb\.ai/(?P<v>[A-Za-z0-9_-]+)/", needles=("wandb.ai/",)),
             # wandb: Currently logged in as: alice (alice-team). Use `wandb login --relogin` to force relogin

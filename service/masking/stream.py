@@ -41,12 +41,13 @@ _STREAM_TAG = re.compile(r"(?:\s*(?:\[(?:rank|default)?\d+\]:?|\d+:(?=\s)|[A-Za-
 _MAX_OPEN_BLOCKS = 1024
 # Identities learned from their context (USER=mchen, pc@tower:~$) are masked wherever they recur
 # (/scratch/mchen/ckpt, "on tower"), from that line on. Short names and common words are not learned.
-_LEARNABLE = frozenset({"USERNAME", "HOSTNAME"})
+# Names found by their own shape (gpu-node-017, db.corp.internal) are found again anywhere: not learned.
+_LEARNABLE = {"USERNAME": 256, "HOSTNAME": 256}  # entity -> most names learned per run
+_SELF_EVIDENT = frozenset({"fqdn", "node name", "node range"})
 _LEARNABLE_NAME = re.compile(r"[A-Za-z][\w.-]{2,62}[A-Za-z0-9]")
 _NOT_LEARNED = frozenset(
     ["user", "users", "admin", "administrator", "root", "ubuntu", "debian", "centos", "fedora", "ec2-user", "azureuser", "runner", "worker", "workers", "node", "nodes", "host", "server", "train", "training", "model", "models", "data", "dataset", "test", "tests", "work", "home", "shared", "scratch", "project", "projects", "code", "conda", "python", "torch", "cuda", "nvidia", "jovyan", "jupyter", "docker", "default", "guest", "nobody", "service", "master", "main", "local", "public", "team"]
 )
-_MAX_LEARNED = 256
 _PEM_BEGIN = re.compile(r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----")
 _PEM_END = re.compile(r"-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----")
 _PEM_BODY = re.compile(r"(?:[A-Za-z0-9+/=]{8,}|(?:Proc-Type|DEK-Info|Comment):.*)\s*$")
@@ -64,6 +65,7 @@ class MaskState:
         self.pem_open: set[str] = set()  # stream tags with an unterminated private-key block
         self.netrc_wandb_lines = 0
         self.learned: dict[str, str] = {}  # identity value -> entity, in the order first seen
+        self._learned_count: Counter[str] = Counter()
         self._learned_rx: re.Pattern[str] | None = None
         self._learned_shape_rx: re.Pattern[bytes] | None = None
         self._learned_shapes: dict[bytes, bool] = {}  # line shape -> may hold a learned name (until next learn)
@@ -105,7 +107,7 @@ class MaskState:
             else:
                 masked = text
             for s in spans:
-                if s.entity in _LEARNABLE:
+                if s.entity in _LEARNABLE and s.pattern not in _SELF_EVIDENT:
                     self._learn(s.entity, text[s.start : s.end])
             hit = (masked, tuple(KINDS[s.entity].key for s in spans), spans)
             if len(self._segments) >= _MAX_SEGMENTS:
@@ -116,11 +118,12 @@ class MaskState:
     def _learn(self, entity: str, value: str) -> None:
         if (
             value not in self.learned
-            and len(self.learned) < _MAX_LEARNED
+            and self._learned_count[entity] < _LEARNABLE[entity]
             and _LEARNABLE_NAME.fullmatch(value)
             and value.lower() not in _NOT_LEARNED
         ):
             self.learned[value] = entity
+            self._learned_count[entity] += 1
             self._learned_rx = self._learned_shape_rx = None
             self._learned_shapes.clear()
 

@@ -62,7 +62,7 @@ class Store:
         try:
             with self._sessions.begin() as s:
                 yield s
-        except SQLAlchemyError as exc:
+        except (SQLAlchemyError, OSError) as exc:  # OSError: the disk or the file system under the database
             raise StoreError(f"The database is unavailable: {exc.__class__.__name__}", hint="Retry shortly.") from exc
 
     # ------------------------------------------------------------ diagnoses

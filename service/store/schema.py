@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import date, datetime
 
-from sqlalchemy import DateTime, Float, ForeignKey, Index, Integer, String, Text
+from sqlalchemy import Date, DateTime, Float, ForeignKey, Index, Integer, String, Text
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 
@@ -35,3 +35,60 @@ class MessageRow(Base):
     body: Mapped[str] = mapped_column(Text)  # masked question, or the answer JSON
 
     __table_args__ = (Index("ix_messages_diagnosis", "diagnosis_id", "id"),)
+
+
+# ---------------------------------------------------------------- accounts (migration 0002)
+
+
+class WorkspaceRow(Base):
+    """An organisation: its base plan, and an evaluation plan until ``plan_until`` when a code was redeemed."""
+
+    __tablename__ = "workspaces"
+
+    id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    name: Mapped[str] = mapped_column(String(80), unique=True)
+    plan: Mapped[str] = mapped_column(String(16))  # the base plan: "free" | "scale"
+    trial_plan: Mapped[str | None] = mapped_column(String(16), nullable=True)  # from a redeemed evaluation code
+    trial_daily: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    plan_until: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+
+
+class ApiKeyRow(Base):
+    """An API key: only its SHA-256 is kept; ``prefix`` (the part before the secret) finds it."""
+
+    __tablename__ = "api_keys"
+
+    id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    workspace_id: Mapped[str] = mapped_column(ForeignKey("workspaces.id", ondelete="CASCADE"), index=True)
+    prefix: Mapped[str] = mapped_column(String(32), unique=True)
+    key_hash: Mapped[str] = mapped_column(String(64))
+    label: Mapped[str | None] = mapped_column(String(80), nullable=True)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    revoked_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+
+
+class UsageRow(Base):
+    """How many of a kind ("diagnosis" | "question") a subject (workspace id or "anon:<ip>") used on a UTC day."""
+
+    __tablename__ = "usage_daily"
+
+    subject: Mapped[str] = mapped_column(String(80), primary_key=True)
+    day: Mapped[date] = mapped_column(Date, primary_key=True)
+    kind: Mapped[str] = mapped_column(String(16), primary_key=True)
+    count: Mapped[int] = mapped_column(Integer)
+
+
+class EvalCodeRow(Base):
+    """A single-use evaluation code (only its SHA-256 is kept): ``plan`` for ``days`` with ``daily`` diagnoses."""
+
+    __tablename__ = "eval_codes"
+
+    id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    code_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    plan: Mapped[str] = mapped_column(String(16))
+    days: Mapped[int] = mapped_column(Integer)
+    daily: Mapped[int] = mapped_column(Integer)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    redeemed_by: Mapped[str | None] = mapped_column(ForeignKey("workspaces.id", ondelete="SET NULL"), nullable=True)
+    redeemed_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)

@@ -9,7 +9,7 @@ import re
 from dataclasses import dataclass
 
 from retrieval.index import Index, lexical_search
-from retrieval.kb import Entry, KnowledgeBase
+from retrieval.kb import Entry, KnowledgeBase, Software, section_steps
 
 
 @dataclass(frozen=True)
@@ -151,11 +151,25 @@ def library(key: str) -> Library | None:
     return next((lib for lib in LIBRARIES if lib.key == key), None)
 
 
+def _pattern(lib: Library) -> re.Pattern[str]:
+    """One of the library's names as a whole word: ``torch`` in "torch" but not in "torchvision"."""
+    return re.compile(r"(?<![\w-])(" + "|".join(re.escape(n) for n in lib.names) + r")(?![\w-])", re.I)
+
+
+def software_for(entry: Entry, lib: Library) -> list[Software]:
+    """The entry's affected-software rows that name the library (its versions, fix, note)."""
+    words = _pattern(lib)
+    return [s for s in entry.meta.affected.software if words.search(s.name)]
+
+
 def _names_library(entry: Entry, lib: Library) -> bool:
-    if any(t.lower() in lib.names for t in entry.meta.tags):
-        return True
-    words = re.compile(r"(?<![\w-])(" + "|".join(re.escape(n) for n in lib.names) + r")(?![\w-])", re.I)
-    return any(words.search(s.name) for s in entry.meta.affected.software)
+    return any(t.lower() in lib.names for t in entry.meta.tags) or bool(software_for(entry, lib))
+
+
+def first_fix(entry: Entry) -> str:
+    """The first line of the entry's first fix step: the most targeted fix, for a card."""
+    steps = section_steps(entry.section("fix"))
+    return steps[0].partition("\n")[0] if steps else ""
 
 
 def entries_for_library(kb: KnowledgeBase, lib: Library) -> list[Entry]:

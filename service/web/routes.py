@@ -21,6 +21,9 @@ from service.web.templating import assets, line_anchor, masked_kinds, page
 
 router = APIRouter(include_in_schema=False)
 
+# The facts worth a glance in the diagnosis's header, in this order (all of them are in the facts table).
+_KEY_FACTS = ("gpu_model", "gpu_count", "torch_version", "cuda_version", "deepspeed_version", "nccl_version",
+              "optimizer", "zero_stage", "precision", "world_size")
 _PRIVATE = {"Cache-Control": "no-store", "X-Robots-Tag": "noindex"}  # a diagnosis is the user's, not the web's
 
 
@@ -37,7 +40,8 @@ def _not_found(what: str, hint: str) -> Response:
 
 @router.get("/")
 def home(request: Request) -> Response:
-    return page("index.html", limits=_engine(request).limits, kinds=masked_kinds(), error=None)
+    engine = _engine(request)
+    return page("index.html", limits=engine.limits, kinds=masked_kinds(), llm=bool(engine.settings.llm_model), error=None)
 
 
 @router.post("/")
@@ -48,7 +52,8 @@ async def submit(request: Request) -> Response:
         sources = await read_run(request, engine.limits)
         d = await to_thread.run_sync(lambda: diagnose(engine, sources))
     except InputError as exc:
-        return page("index.html", status=exc.status, limits=engine.limits, kinds=masked_kinds(), error=exc)
+        return page("index.html", status=exc.status, limits=engine.limits, kinds=masked_kinds(),
+                    llm=bool(engine.settings.llm_model), error=exc)
     return RedirectResponse(f"/d/{quote(d.id)}", status_code=303)
 
 
@@ -58,13 +63,14 @@ async def submit(request: Request) -> Response:
 def _diagnosis_context(engine: Engine, diagnosis_id: str) -> dict[str, Any]:
     d = engine.store.get(diagnosis_id)
     excerpt = engine.store.excerpt(diagnosis_id)
-    anchors = {line_anchor(e.file, e.line) for e in [*d.evidence, *excerpt]}
-    anchors |= {line_anchor(c.file, c.line) for c in d.collateral}
+    primary = {line_anchor(e.file, e.line) for e in d.evidence} | {line_anchor(c.file, c.line) for c in d.collateral[:20]}
+    anchors = primary | {line_anchor(e.file, e.line) for e in excerpt}  # what a chat citation can link to
     cited = {(e.file, e.line) for e in d.evidence}
     entries = {c.entry_id: engine.kb.get(c.entry_id) for c in d.candidates}
     return {
         "d": d, "entry": engine.kb.get(d.entry_id) if d.entry_id else None, "excerpt": excerpt, "cited": cited,
-        "anchors": anchors, "messages": history_of(engine, diagnosis_id), "entries": entries,
+        "primary": primary, "anchors": anchors, "messages": history_of(engine, diagnosis_id), "entries": entries,
+        "key_facts": [n for n in _KEY_FACTS if n in d.facts][:6],
         "threshold": engine.settings.unknown_threshold, "phase": enc.phase_of(d.entry_id) if d.entry_id else None,
         "llm": bool(engine.settings.llm_model), "max_question": engine.settings.max_question_chars,
     }
@@ -129,7 +135,7 @@ def kb_category(name: str, request: Request) -> Response:
     if not entries:
         return _not_found(f"There is no category '{name}'.", "The encyclopedia lists the categories.")
     return page("kb_hub.html", kind="category", title=name.capitalize(), name=name, groups=enc.by_phase(entries),
-                library=None, count=len(entries))
+                library=None, count=len(entries), software_for=enc.software_for, first_fix=enc.first_fix)
 
 
 @router.get("/kb/library/{name}")
@@ -139,7 +145,7 @@ def kb_library(name: str, request: Request) -> Response:
     if lib is None or not entries:
         return _not_found(f"There is no library hub '{name}'.", "The encyclopedia lists the libraries.")
     return page("kb_hub.html", kind="library", title=lib.title, name=name, groups=enc.by_phase(entries), library=lib,
-                count=len(entries))
+                count=len(entries), software_for=enc.software_for, first_fix=enc.first_fix)
 
 
 @router.get("/kb/{entry_id}")
@@ -150,7 +156,7 @@ def kb_entry(entry_id: str, request: Request) -> Response:
         return _not_found(f"There is no entry '{entry_id}'.", "Search the encyclopedia for it.")
     related = [kb.entries[r] for r in entry.meta.related if r in kb.entries]
     return page("kb_entry.html", entry=entry, related=related, phase=enc.phase_of(entry.id),
-                libraries=enc.libraries_of(entry))
+                libraries=enc.libraries_of(entry), ids=kb.entries.keys())
 
 
 # ---------------------------------------------------------------- static files

@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import re
 import textwrap
+from collections.abc import Container
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -100,6 +101,19 @@ def citation_link(c: Citation, anchors: set[str]) -> tuple[str, str | None]:
     return c.ref, None
 
 
+_CODE_ID = re.compile(r"<code>([a-z0-9][a-z0-9-]+)</code>")
+
+
+def link_entries(html: Markup, ids: Container[str], current: str = "") -> Markup:
+    """Inline code naming another entry (`` `cuda-oom` ``) becomes a link to its page."""
+
+    def link(m: re.Match[str]) -> str:
+        eid = m.group(1)  # [a-z0-9-] only: safe in a URL and in HTML
+        return f'<a href="/kb/{eid}"><code>{eid}</code></a>' if eid in ids and eid != current else m.group(0)
+
+    return Markup(_CODE_ID.sub(link, str(html)))
+
+
 def masked_kinds() -> dict[str, list[str]]:
     """What masking replaces, for the note on ``/``: credentials, then personal data and identities."""
     secrets = [k.tag.replace("_", " ").lower() for k in KINDS.values() if k.secret]
@@ -119,7 +133,8 @@ def environment() -> Environment:
         trim_blocks=True,
         lstrip_blocks=True,
     )
-    env.filters.update(markdown=render_markdown, percent=percent, humanize=humanize, step=step_markdown)
+    env.filters.update(markdown=render_markdown, percent=percent, humanize=humanize, step=step_markdown,
+                       link_entries=link_entries)
     env.globals.update(static_url=static_url, line_anchor=line_anchor, citation_link=citation_link,
                        confidence_label=confidence_label, section_titles=SECTION_TITLES)
     return env

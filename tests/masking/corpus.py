@@ -187,7 +187,8 @@ def _secret_lines(v: Values) -> tuple[list[tuple[str, list[tuple[str, str]]]], l
     box = f"{v.s(string.ascii_lowercase, 6)}{r.randint(1, 9)}x"
     taught = [
         # after SLURM_JOB_USER=NAME or /home/NAME taught the name: a bare mention in another path
-        (f"resumed from /scratch/{u}/ckpt/step_8000 (optimizer, scheduler, rng)", [("username", u)]),
+        (f"resumed from /data/{u}/ckpt/step_8000 (optimizer, scheduler, rng)", [("username", u)]),
+        (f"HF_HOME=/scratch/{u}/hf WANDB_ENTITY={u}-lab", [("username", u)]),
         (f"rsync -a /data/{u2}/shards/ /fsx/{u2}-exp/shards/", [("username", u2)]),
     ]
     return [

@@ -165,14 +165,14 @@ def test_other_ranks_interleaved_with_a_private_key_block_neither_end_it_nor_get
 
 def test_a_learned_name_is_masked_where_it_recurs_from_then_on(masker: Masker) -> None:
     text, counts = mask_text(
-        "run dir /scratch/mchen/early\nSLURM_JOB_USER=mchen\nresumed from /scratch/mchen/ckpt; mchen-exp; mchenko stays",
+        "run dir /data/mchen/early\nSLURM_JOB_USER=mchen\nresumed from /data/mchen/ckpt; mchen-exp; mchenko stays",
         masker,
     )
     # single pass, so whole, chunked and split input agree: the mention before the teaching line stays
     assert text.split("\n") == [
-        "run dir /scratch/mchen/early",
+        "run dir /data/mchen/early",
         "SLURM_JOB_USER=<USER_1>",
-        "resumed from /scratch/<USER_1>/ckpt; <USER_1>-exp; mchenko stays",
+        "resumed from /data/<USER_1>/ckpt; <USER_1>-exp; mchenko stays",
     ]
     assert counts == {"username": 3}
 
@@ -180,3 +180,8 @@ def test_a_learned_name_is_masked_where_it_recurs_from_then_on(masker: Masker) -
 def test_common_words_and_short_names_are_not_learned(masker: Masker) -> None:
     text, _ = mask_text("USER=ray\nHOSTNAME=worker\nray.init(); worker 3 started; /home/dev/x; /dev/shm", masker)
     assert text.split("\n")[2] == "ray.init(); worker 3 started; /home/<USER_2>/x; /dev/shm"
+
+
+def test_an_ipv4_mapped_address_shares_its_ipv4_pseudonym(masker: Masker) -> None:
+    text, _ = mask_text("Using ib0:10.44.1.17<0>\nlocalGid ::ffff:10.44.1.17 remoteGid ::ffff:10.44.1.18", masker)
+    assert text == "Using ib0:<IP_1><0>\nlocalGid <IP_1> remoteGid <IP_2>"

@@ -182,6 +182,10 @@ TABLES: dict[str, list[tuple[str, str | None]]] = {
         ("pip install git+ssh://git@github.com/NVIDIA/apex.git", None),
         ("pip install -U torch; USER_ID=1000 NUM_USERS=4 /home/$USER/x /home/<user>/y", None),
         ("/opt/conda/lib/python3.10/site-packages/torch/__init__.py", None),
+        ("HF_DATASETS_CACHE=/scratch/oscar/hf/datasets", "oscar"),
+        ("(rpatel) $ python train_seg.py --data /data/floodnet", "rpatel"),
+        ("(ft) $ python finetune.py; (pt22) $ nvidia-smi; (base) $ ls", None),
+        ("/scratch/checkpoints/step_100/ /fsx/shared/datasets/ /data/floodnet/", None),
     ],
 }
 

@@ -1,0 +1,177 @@
+"""Facts that no single line states: counted across lines, or computed from other facts. Each cites a line.
+
+- ``gpu_count``: the rows of an nvidia-smi table, ``GPU k:`` lines of collect_env / ``nvidia-smi -L``, CSV queries
+- ``compute_capability`` / ``gpu_arch``: from the GPU model (or from each other)
+- ``oom_fragmented``: reserved-but-unallocated memory larger than the request and a sizable share of the GPU
+- ``memory_growth``: allocated memory rising reading after reading before the failure
+- ``tensor_over_int32``: a tensor or ZeRO partition with more than 2^31 - 1 elements
+- ``collectives_differ``: ranks timed out in different collectives (OpType or SeqNum)
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from service.facts.gpus import arch, compute_capability
+from service.models import Fact, MaskedLog
+
+_UNITS = {"B": 1, "KiB": 2**10, "MiB": 2**20, "GiB": 2**30, "TiB": 2**40, "KB": 1e3, "MB": 1e6, "GB": 1e9, "TB": 1e12,
+          "K": 2**10, "M": 2**20, "G": 2**30}
+_INT32_MAX = 2**31 - 1
+
+# nvidia-smi table row: "|   3  NVIDIA H100 80GB HBM3          On  | 00000000:5D:00.0 Off |"; collect_env / nvidia-smi -L:
+# "GPU 3: NVIDIA H100 80GB HBM3"; CSV: "3, NVIDIA A100-PCIE-40GB, 40960 MiB, 4 MiB"
+_GPU_ROWS = (
+    re.compile(r"^\|\s+(\d+)\s+(?:NVIDIA|Tesla|Quadro|GeForce)\b[^|]*\|\s*[0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.\d"),
+    re.compile(r"^\s*GPU (\d+): (?:NVIDIA|Tesla|Quadro|GeForce)\b"),
+    re.compile(r"^(\d+), (?:NVIDIA|Tesla|Quadro|GeForce) [^,]+, \d+ MiB"),
+)
+# DeepSpeed ZeRO-1/2: "Rank: 0 partition count [2] and sizes[(3369207808, False)]"; config "sub_group_size": 1e10 /
+# "sub_group_size ............... 10000000000"; explicit numels: "numel=3369207808", "3,369,207,808 elements"
+_BIG_TENSOR = (
+    re.compile(r"partition count \[\d+\] and sizes\[\((\d+), "),
+    re.compile(r"sub_group_size[\"']?\s*(?::|\.{2,})\s*([\d.e+]+)"),
+    re.compile(r"\bnumel[= :]+(\d{10,})"),
+    re.compile(r"\b(\d{1,3}(?:,\d{3}){3,}) elements\b"),
+)
+# Memory readings: DeepSpeed see_memory_usage "MA 12.34 GB         Max_MA 13.5 GB"; "MemAllocated=12.3GB";
+# custom "mem_alloc 12.3 GiB", "memory_allocated: 1234.5 MiB", "gpu_mem 12.3G", "allocated 12.3GB"
+_MEM_READING = re.compile(
+    r"(?:\bMA|MemAllocated|mem(?:ory)?[_ ]?alloc(?:ated)?|memory_allocated(?:\(\))?|gpu_mem(?:ory)?|cuda_mem|\ballocated)"
+    r"\s*[=:]?\s*(\d+(?:\.\d+)?)\s*([KMGT]i?B|[KMG])\b",
+    re.I,
+)
+# "WorkNCCL(SeqNum=1021, OpType=ALLREDUCE, ..."
+_WATCHDOG_OP = re.compile(r"WorkNCCL\(SeqNum=(\d+), OpType=(\w+)")
+
+
+def _bytes(figure: str) -> float | None:
+    m = re.match(r"([\d.]+) ?([KMGT]i?B|[KMG])\b", figure)
+    return float(m.group(1)) * _UNITS[m.group(2)] if m and m.group(2) in _UNITS else None
+
+
+def _lines(log: MaskedLog) -> Iterator[tuple[str, int, str]]:
+    for f in log.files:
+        for i, text in enumerate(f.lines, start=1):
+            yield f.name, i, text
+
+
+def _fact(name: str, value: str, file: str, line: int, source: str) -> Fact:
+    return Fact(name=name, value=value, file=file, line=line, source=source)
+
+
+def _gpu_count(log: MaskedLog) -> Fact | None:
+    best: tuple[set[int], str, int] | None = None
+    for f in log.files:
+        seen: set[int] = set()
+        first_line = 0
+        for i, text in enumerate(f.lines, start=1):
+            if "GPU" not in text and "|" not in text and ", " not in text:
+                continue
+            for pattern in _GPU_ROWS:
+                m = pattern.match(text)
+                if m:
+                    seen.add(int(m.group(1)))
+                    first_line = first_line or i
+                    break
+        if seen and (best is None or len(seen) > len(best[0])):
+            best = (seen, f.name, first_line)
+    if best is None:
+        return None
+    return _fact("gpu_count", str(len(best[0])), best[1], best[2], "count.gpu_rows")
+
+
+def _fragmented(values: dict[str, Fact]) -> Fact | None:
+    """New format: "X is reserved by PyTorch but unallocated"; old: "Y reserved in total" minus "Z already allocated"."""
+    total, tried = values.get("oom_total_capacity"), values.get("oom_tried_to_allocate")
+    unalloc = values.get("oom_reserved_unallocated")
+    cite = unalloc
+    u = _bytes(unalloc.value) if unalloc else None
+    if u is None:
+        reserved, allocated = values.get("oom_reserved"), values.get("oom_allocated")
+        r, a = (_bytes(reserved.value) if reserved else None), (_bytes(allocated.value) if allocated else None)
+        if r is None or a is None:
+            return None
+        u, cite = r - a, reserved
+    t = _bytes(total.value) if total else None
+    req = _bytes(tried.value) if tried else None
+    if cite is None or (req is not None and u < req):
+        return None
+    if (t and u / t >= 0.05) or (not t and u >= 2**30):
+        return cite.model_copy(update={"name": "oom_fragmented", "value": "yes", "source": "derived.oom"})
+    return None
+
+
+def _memory_growth(log: MaskedLog) -> Fact | None:
+    """Three or more readings, each at least the one before, ending 20% (and 256 MiB) above the first."""
+    readings: list[tuple[float, str, int]] = []
+    for file, line, text in _lines(log):
+        if "OutOfMemoryError" in text or "Tried to allocate" in text:
+            continue
+        m = _MEM_READING.search(text)
+        if m:
+            value = _bytes(f"{m.group(1)} {m.group(2)}")
+            if value is not None:
+                readings.append((value, file, line))
+    if len(readings) < 3:
+        return None
+    values = [v for v, _, _ in readings]
+    rising = sum(1 for a, b in zip(values, values[1:], strict=False) if b >= a)
+    if rising >= 0.8 * (len(values) - 1) and values[-1] >= values[0] * 1.2 and values[-1] - values[0] >= 256 * 2**20:
+        _, file, line = readings[-1]
+        return _fact("memory_growth", "yes", file, line, "derived.memory_readings")
+    return None
+
+
+def _over_int32(log: MaskedLog) -> Fact | None:
+    for file, line, text in _lines(log):
+        if not any(k in text for k in ("partition count", "sub_group_size", "numel", "elements")):
+            continue
+        for pattern in _BIG_TENSOR:
+            m = pattern.search(text)
+            if not m:
+                continue
+            try:
+                n = float(m.group(1).replace(",", ""))
+            except ValueError:
+                continue
+            if n > _INT32_MAX:
+                return _fact("tensor_over_int32", "yes", file, line, "derived.tensor_size")
+    return None
+
+
+def _collectives_differ(log: MaskedLog) -> Fact | None:
+    ops: dict[tuple[str, str], tuple[str, int]] = {}
+    for file, line, text in _lines(log):
+        if "WorkNCCL(" in text and "Watchdog" in text:
+            m = _WATCHDOG_OP.search(text)
+            if m:
+                ops.setdefault((m.group(1), m.group(2)), (file, line))
+    if len({op for _, op in ops}) > 1 or len(ops) > 1:
+        file, line = next(iter(ops.values()))
+        return _fact("collectives_differ", "yes", file, line, "derived.watchdog_ops")
+    return None
+
+
+def derive(values: dict[str, Fact], log: MaskedLog) -> None:
+    """Add the counted and computed facts to ``values`` (never overriding a fact a line stated)."""
+    if "gpu_count" not in values and (fact := _gpu_count(log)):
+        values["gpu_count"] = fact
+    gpu = values.get("gpu_model")
+    if gpu and "compute_capability" not in values:
+        cap = compute_capability(gpu.value)
+        if cap:
+            values["compute_capability"] = gpu.model_copy(update={"name": "compute_capability", "value": cap, "source": "derived.gpu_model"})
+    cap_fact = values.get("compute_capability")
+    if cap_fact and "gpu_arch" not in values:
+        values["gpu_arch"] = cap_fact.model_copy(update={"name": "gpu_arch", "value": arch(cap_fact.value), "source": "derived.compute_capability"})
+    if "gpu_arch" in values and "compute_capability" not in values:
+        digits = values["gpu_arch"].value.removeprefix("sm_")
+        values["compute_capability"] = values["gpu_arch"].model_copy(
+            update={"name": "compute_capability", "value": f"{digits[:-1]}.{digits[-1]}", "source": "derived.gpu_arch"}
+        )
+    for name, compute in (("oom_fragmented", lambda: _fragmented(values)), ("memory_growth", lambda: _memory_growth(log)),
+                          ("tensor_over_int32", lambda: _over_int32(log)), ("collectives_differ", lambda: _collectives_differ(log))):
+        if name not in values and (fact := compute()):
+            values[name] = fact

@@ -1,0 +1,337 @@
+"""Block Kit messages, always inside Slack's limits: long text is clipped or split here, never rejected there.
+
+Every message is a dict ready to post to a ``response_url``: ``response_type``, a plain ``text`` fallback
+(notifications, screen readers) and ``blocks``. Dynamic text is escaped for mrkdwn (&, <, >).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from retrieval.kb import Entry
+from service.chat.models import Message
+from service.errors import CrashdocError
+from service.models import Diagnosis
+from service.slack.commands import SUBCOMMANDS, TOO_LONG_AT, Usage
+
+# Slack's limits (https://docs.slack.dev/reference/block-kit/blocks).
+MAX_BLOCKS = 50
+SECTION_TEXT = 3_000
+HEADER_TEXT = 150
+FIELD_TEXT = 2_000
+MAX_FIELDS = 10
+CONTEXT_TEXT = 3_000
+CONTEXT_ELEMENTS = 10
+BUTTON_TEXT = 75
+BUTTON_VALUE = 2_000
+URL_LENGTH = 3_000
+INPUT_MAX_LENGTH = 3_000
+FALLBACK_TEXT = 3_000  # Slack keeps 40,000; a notification needs far less
+
+EVIDENCE_LINE = 300  # one log line in the evidence block
+
+ACTION_FOLLOWUP = "crashdoc_followup"  # button: opens the question box
+ACTION_ASK = "crashdoc_ask"  # the question box itself (Enter sends it)
+ACTION_OPEN = "crashdoc_open"  # link button to the web page; Slack still reports the click
+ASK_BLOCK_PREFIX = "crashdoc_ask:"  # + diagnosis id: which diagnosis the question is about
+
+Block = dict[str, Any]
+SlackMessage = dict[str, Any]
+
+# ---------------------------------------------------------------- text
+
+
+def escape(text: str) -> str:
+    """The three characters mrkdwn reserves."""
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def clip(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
+def _clip_mrkdwn(text: str, limit: int) -> str:
+    """Clip, closing a code block the cut left open."""
+    if len(text) <= limit:
+        return text
+    cut = text[: limit - 6].rstrip() + "…"
+    return cut + "\n```" if cut.count("```") % 2 else cut
+
+
+def _fence_safe(text: str) -> str:
+    """Log text inside a code block: a stray ``` would end the block early."""
+    return text.replace("```", "`\u200b`\u200b`")
+
+
+_LINK = re.compile(r"\[([^\]]+)\]\((https?://[^)\s]+)\)")
+_BOLD = re.compile(r"\*\*(.+?)\*\*")
+_HEADING = re.compile(r"^#{1,6}\s+(.*)$")
+_BULLET = re.compile(r"^(\s*)[-*]\s+")
+_FENCE_LANG = re.compile(r"^(\s*)```[\w+.-]+\s*$")
+
+
+def _inline(segment: str) -> str:
+    segment = _LINK.sub(lambda m: f"<{m.group(2)}|{m.group(1)}>", segment)
+    return _BOLD.sub(r"*\1*", segment)
+
+
+def mrkdwn(markdown: str) -> str:
+    """The KB's and the chat's markdown as Slack mrkdwn (links, bold, headings, bullets, fences)."""
+    out: list[str] = []
+    in_fence = False
+    for line in escape(markdown).splitlines():
+        if line.strip().startswith("```"):
+            in_fence = not in_fence
+            out.append(_FENCE_LANG.sub(r"\1```", line))
+            continue
+        if in_fence:
+            out.append(line)
+            continue
+        heading = _HEADING.match(line)
+        if heading:
+            line = f"*{heading.group(1)}*"
+        line = _BULLET.sub(r"\1• ", line)
+        parts = line.split("`")  # odd parts are inline code: left alone
+        out.append("`".join(_inline(p) if i % 2 == 0 else p for i, p in enumerate(parts)))
+    return "\n".join(out)
+
+
+def _paragraphs(text: str) -> list[str]:
+    """Split on blank lines outside code blocks, so a paragraph never splits a code block."""
+    paras: list[str] = []
+    current: list[str] = []
+    in_fence = False
+    for line in text.splitlines():
+        if line.strip().startswith("```"):
+            in_fence = not in_fence
+        if not line.strip() and not in_fence:
+            if current:
+                paras.append("\n".join(current))
+                current = []
+            continue
+        current.append(line)
+    if current:
+        paras.append("\n".join(current))
+    return paras
+
+
+def _pack(title: str, items: list[str], sep: str = "\n") -> list[str]:
+    """Items under a title, as few section texts as fit (each within SECTION_TEXT)."""
+    texts: list[str] = []
+    current = title
+    for item in items:
+        item = _clip_mrkdwn(item, SECTION_TEXT - len(title) - 1)
+        candidate = f"{current}{sep}{item}" if current else item
+        if len(candidate) > SECTION_TEXT:
+            texts.append(current)
+            current = item
+        else:
+            current = candidate
+    if current:
+        texts.append(current)
+    return texts
+
+
+# ---------------------------------------------------------------- blocks
+
+
+def _section(text: str, fields: list[str] | None = None) -> Block:
+    block: Block = {"type": "section", "text": {"type": "mrkdwn", "text": _clip_mrkdwn(text, SECTION_TEXT)}}
+    if fields:
+        block["fields"] = [{"type": "mrkdwn", "text": clip(f, FIELD_TEXT)} for f in fields[:MAX_FIELDS]]
+    return block
+
+
+def _header(text: str) -> Block:
+    return {"type": "header", "text": {"type": "plain_text", "text": clip(text, HEADER_TEXT), "emoji": True}}
+
+
+def _context(*texts: str) -> Block:
+    return {"type": "context", "elements": [{"type": "mrkdwn", "text": clip(t, CONTEXT_TEXT)} for t in texts[:CONTEXT_ELEMENTS]]}
+
+
+def _button(text: str, action_id: str, *, value: str | None = None, url: str | None = None,
+            primary: bool = False) -> Block:
+    button: Block = {"type": "button", "action_id": action_id, "text": {"type": "plain_text", "text": clip(text, BUTTON_TEXT)}}
+    if value is not None:
+        button["value"] = value[:BUTTON_VALUE]
+    if url is not None:
+        button["url"] = url
+    if primary:
+        button["style"] = "primary"
+    return button
+
+
+def _actions(diagnosis_id: str, page: str | None, label: str) -> Block:
+    elements = [_button(label, ACTION_FOLLOWUP, value=diagnosis_id, primary=True)]
+    if page:
+        elements.append(_button("Open in crashdoc", ACTION_OPEN, url=page))
+    return {"type": "actions", "elements": elements}
+
+
+def _fit(head: list[Block], middle: list[Block], tail: list[Block], more: str) -> list[Block]:
+    """Keep the head and the tail; cut the middle so the whole stays within MAX_BLOCKS."""
+    room = MAX_BLOCKS - len(head) - len(tail)
+    if len(middle) > room:
+        middle = [*middle[: room - 1], _context(more)]
+    return head + middle + tail
+
+
+def page_url(public_url: str | None, diagnosis_id: str) -> str | None:
+    """The diagnosis's web page, when the service knows its public address."""
+    if not public_url:
+        return None
+    url = f"{public_url.rstrip('/')}/d/{diagnosis_id}"
+    return url if len(url) <= URL_LENGTH else None
+
+
+def _message(text: str, blocks: list[Block] | None = None, *, in_channel: bool = False) -> SlackMessage:
+    message: SlackMessage = {
+        "response_type": "in_channel" if in_channel else "ephemeral",
+        "replace_original": False,
+        "text": clip(text, FALLBACK_TEXT),
+    }
+    if blocks is not None:
+        message["blocks"] = blocks
+    return message
+
+
+# ---------------------------------------------------------------- messages
+
+
+def _evidence_block(d: Diagnosis) -> Block | None:
+    if not d.evidence:
+        return None
+    frame = "*Evidence*\n```\n{}\n```"
+    budget = SECTION_TEXT - len(frame) - 40  # room for the "more lines" note
+    lines: list[str] = []
+    for e in d.evidence:
+        where = f"{e.file}:{e.line}" + (f" [rank {e.rank}]" if e.rank is not None else "")
+        line = _fence_safe(escape(clip(f"{where}  {e.text}", EVIDENCE_LINE)))
+        if sum(len(x) + 1 for x in lines) + len(line) > budget:
+            lines.append(f"… {len(d.evidence) - len(lines)} more line(s) on the web page")
+            break
+        lines.append(line)
+    return _section(frame.format("\n".join(lines)))
+
+
+def diagnosis_message(d: Diagnosis, public_url: str | None) -> SlackMessage:
+    """Root cause, confidence, evidence, fix, verify, and the way to the web page and follow-ups."""
+    page = page_url(public_url, d.id)
+    fields = [
+        "*Root cause*\n" + (f"`{escape(d.entry_id)}`" if d.entry_id else "unknown: no entry fits well enough"),
+        f"*Confidence*\n{d.confidence:.0%}",
+    ]
+    if d.category:
+        fields.append(f"*Category*\n{escape(d.category)}")
+    if d.initiating_rank is not None:
+        fields.append(f"*Failed first*\nrank {d.initiating_rank}" + (f" ({len(d.collateral)} collateral error line(s) elsewhere)" if d.collateral else ""))
+    head = [_header(d.title), _section(escape(d.summary), fields)]
+    evidence = _evidence_block(d)
+    if evidence:
+        head.append(evidence)
+
+    middle = [_section(t) for t in _pack("*Fix*", [f"{i}. {mrkdwn(s)}" for i, s in enumerate(d.fix, 1)])] if d.fix else []
+    if d.verify:
+        middle += [_section(t) for t in _pack("*Verify*", [f"• {mrkdwn(s)}" for s in d.verify])]
+    if not d.entry_id and d.candidates:
+        closest = [f"• `{escape(c.entry_id)}` {escape(c.title)} ({c.score:.2f})" for c in d.candidates]
+        middle += [_section(t) for t in _pack("*Closest entries*", closest)]
+
+    notes = [f"Diagnosis `{d.id}`", f"composer {escape(d.composer)}"]
+    if d.masked:
+        notes.append("masked before analysis: " + ", ".join(f"{escape(k)} {v}" for k, v in sorted(d.masked.items())))
+    if page:
+        notes.append(f"<{page}|the full diagnosis>")
+    tail = [_context(*notes), _actions(d.id, page, "Ask a follow-up")]
+
+    cause = f"{d.title} ({d.entry_id}, confidence {d.confidence:.0%})" if d.entry_id else d.title
+    fallback = f"crashdoc: {escape(cause)}" + (f" {page}" if page else "")
+    more = f"… more steps on <{page}|the web page>" if page else "… more steps: `crashdoc` CLI or GET /v1/diagnoses/" + d.id
+    return _message(fallback, _fit(head, middle, tail, more), in_channel=True)
+
+
+def answer_message(diagnosis_id: str, asked: Message, answered: Message, public_url: str | None) -> SlackMessage:
+    """A follow-up: the (masked) question, the answer, what it cites."""
+    page = page_url(public_url, diagnosis_id)
+    quoted = "\n".join(f">{line}" for line in escape(asked.text).splitlines()) or ">"
+    head = [_section(f"*Follow-up on `{diagnosis_id}`*\n{quoted}")]
+    middle = [_section(t) for t in _pack("", _paragraphs(mrkdwn(answered.text)), sep="\n\n")]
+    notes = [f"composer {escape(answered.composer or 'deterministic')}"]
+    if answered.citations:
+        notes.insert(0, "Cites " + ", ".join(f"`{escape(c.ref)}`" for c in answered.citations))
+    tail = [_context(*notes), _actions(diagnosis_id, page, "Ask another")]
+    more = f"… the rest on <{page}|the web page>" if page else "… the rest: GET /v1/diagnoses/" + diagnosis_id + "/messages"
+    return _message(f"crashdoc on {diagnosis_id}: {escape(answered.text)}", _fit(head, middle, tail, more), in_channel=True)
+
+
+def followup_prompt(diagnosis_id: str, command: str, max_chars: int) -> SlackMessage:
+    """The question box the "Ask a follow-up" button opens (Enter sends it back as an interaction)."""
+    box: Block = {
+        "type": "input",
+        "block_id": ASK_BLOCK_PREFIX + diagnosis_id,
+        "dispatch_action": True,
+        "label": {"type": "plain_text", "text": f"Your question about {diagnosis_id}"},
+        "element": {
+            "type": "plain_text_input",
+            "action_id": ACTION_ASK,
+            "max_length": min(max_chars, INPUT_MAX_LENGTH),
+            "placeholder": {"type": "plain_text", "text": "e.g. How do I confirm this is the cause?"},
+            "dispatch_action_config": {"trigger_actions_on": ["on_enter_pressed"]},
+        },
+    }
+    hint = _context(f"Press Enter to send. Or type `{escape(command)} ask {diagnosis_id} <question>`.")
+    return _message(f"Ask a follow-up about {diagnosis_id}", [box, hint])
+
+
+def kb_message(words: str, entries: list[Entry], command: str) -> SlackMessage:
+    if not entries:
+        text = f"No encyclopedia entry matches “{escape(words)}”. Try the error message's own words (e.g. `CUDA out of memory`)."
+        return _message(text, [_section(text)])
+    head = [_section(f"*Encyclopedia entries for* “{escape(clip(words, 200))}”")]
+    middle = [_section(f"*{escape(e.title)}*  `{e.id}` · {escape(e.meta.category)}\n{escape(e.meta.summary)}") for e in entries]
+    tail = [_context(f"Diagnose a run: `{escape(command)} <pasted log>`")]
+    return _message(f"{len(entries)} encyclopedia entries for “{escape(words)}”", _fit(head, middle, tail, "…"))
+
+
+def help_message(command: str) -> SlackMessage:
+    lines = [f"• `{escape(' '.join(p for p in (command, s.word, s.args) if p))}`  {escape(s.summary)}" for s in SUBCOMMANDS]
+    text = "*crashdoc* tells you why a GPU training run died and how to fix it.\n" + "\n".join(lines)
+    note = "Logs are masked (secrets, hosts, users) before anything reads them."
+    return _message(text, [_section(text), _context(note)])
+
+
+def usage_message(usage: Usage, command: str) -> SlackMessage:
+    form = " ".join(p for p in (command, usage.subcommand.word, usage.subcommand.args) if p)
+    text = f"{escape(usage.problem)} Usage: `{escape(form)}`"
+    return _message(text, [_section(text)])
+
+
+def too_long_message(chars: int, public_url: str | None, command: str) -> SlackMessage:
+    base = public_url.rstrip("/") if public_url else None
+    page = f"<{base}/|{escape(base)}>" if base else "crashdoc's web page"
+    api = escape(base or "https://<your crashdoc>")
+    text = (
+        f"*This log is too long for a slash command* ({chars:,} characters): Slack cuts command text at 4,000, "
+        "so crashdoc would miss the end of the log, where the failure usually is.\n"
+        f"• Paste or upload the whole log on the web page: {page}\n"
+        f"• Or send it to the API: ```curl --data-binary @train.log -H 'Content-Type: text/plain' {api}/v1/diagnoses```\n"
+        f"• Or paste only the last lines (under {TOO_LONG_AT:,} characters): the failure is usually there.\n"
+        f"Then ask follow-ups here: `{escape(command)} ask <diagnosis id> <question>`."
+    )
+    return _message(f"This log is too long for a slash command ({chars:,} characters).", [_section(text)])
+
+
+def ack_message(text: str) -> SlackMessage:
+    """The immediate (under 3 s) answer to a command whose result comes later."""
+    return _message(text)
+
+
+def error_message(exc: BaseException, ref: str) -> SlackMessage:
+    """Slack's one mapping of the error tree: what went wrong and what to do, only to the user who asked."""
+    if isinstance(exc, CrashdocError):
+        text = f":warning: {escape(exc.message)}" + (f"\n{escape(exc.hint)}" if exc.hint else "")
+    else:
+        text = f":x: Something went wrong on our side. Reference `{ref}` (the service's log has it)."
+    return _message(text, [_section(text)])

@@ -1,0 +1,78 @@
+"""Posting results to Slack's ``response_url``, from a background task, without ever failing silently.
+
+A ``response_url`` comes inside the (signed) request, but crashdoc still posts only to Slack:
+``https://hooks.slack.com/...``. Loopback http is allowed only when
+``CRASHDOC_SLACK_ALLOW_INSECURE_RESPONSE_URL`` says so (tests); anything else would let a request make
+the service post to an arbitrary address (SSRF).
+"""
+
+from __future__ import annotations
+
+import logging
+import secrets
+from collections.abc import Callable
+from urllib.parse import urlsplit
+
+import httpx
+
+from service.errors import BadRequest, CrashdocError
+from service.slack.blocks import SlackMessage, clip, error_message
+
+log = logging.getLogger("crashdoc.slack")
+
+SLACK_HOOKS_HOST = "hooks.slack.com"
+_LOOPBACK = {"127.0.0.1", "::1", "localhost"}
+POST_TIMEOUT_S = 10.0
+
+
+def _allowed(url: str, allow_insecure: bool) -> bool:
+    try:
+        parts = urlsplit(url)
+        host, port = (parts.hostname or "").lower(), parts.port
+    except ValueError:  # a malformed port or host
+        return False
+    if "@" in parts.netloc:  # https://hooks.slack.com@elsewhere/ is elsewhere
+        return False
+    if parts.scheme == "https" and host == SLACK_HOOKS_HOST and port in (None, 443):
+        return True
+    return allow_insecure and parts.scheme in ("http", "https") and host in _LOOPBACK
+
+
+def check_response_url(url: str, *, allow_insecure: bool) -> str:
+    """Return ``url`` when crashdoc may post to it; raise ``BadRequest`` otherwise."""
+    if not _allowed(url, allow_insecure):
+        raise BadRequest(
+            "The response_url is not a Slack address (https://hooks.slack.com/...).",
+            hint="Only Slack may call /slack/*; its requests carry a hooks.slack.com response_url.",
+        )
+    return url
+
+
+def post(url: str, message: SlackMessage) -> int | None:
+    """POST ``message`` to ``url``; the HTTP status, or None when nothing answered. Never raises."""
+    try:
+        response = httpx.post(url, json=message, timeout=POST_TIMEOUT_S)
+    except httpx.HTTPError as exc:
+        log.warning("slack response_url unreachable: %s", exc.__class__.__name__)
+        return None
+    if response.status_code >= 300:
+        log.warning("slack response_url answered %d", response.status_code)
+    return response.status_code
+
+
+def deliver(url: str, job: Callable[[], SlackMessage], *, what: str) -> None:
+    """Run ``job`` and post its message; a failure becomes a message to the user, never silence."""
+    try:
+        message = job()
+    except Exception as exc:  # every failure must reach the user who asked
+        ref = secrets.token_hex(4)
+        if isinstance(exc, CrashdocError):
+            log.info("slack %s refused (ref %s): %s", what, ref, exc.code)
+        else:
+            log.error("slack %s failed (ref %s): %s", what, ref, exc.__class__.__name__)
+        message = error_message(exc, ref)
+    status = post(url, message)
+    if status == 400 and "blocks" in message:
+        # Slack refused the blocks (invalid_blocks): the plain text still tells the user the outcome.
+        post(url, {"response_type": message.get("response_type", "ephemeral"), "replace_original": False,
+                   "text": clip(str(message.get("text", "")), 3_000)})

@@ -1,0 +1,165 @@
+"""``POST /slack/commands`` and ``POST /slack/interactions``: signed by Slack, answered within its 3 seconds.
+
+Fast answers (help, usage, kb search, a log too long) come back in the HTTP response. Slow ones
+(a diagnosis, a follow-up) are acknowledged at once and posted to the ``response_url`` by a background task.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from functools import partial
+from typing import Any
+from urllib.parse import parse_qs
+
+from anyio import to_thread
+from fastapi import APIRouter, BackgroundTasks, Request, Response
+from fastapi.responses import JSONResponse
+
+from service.api.errors import error_body
+from service.errors import BadRequest, TooLarge
+from service.pipeline import Engine
+from service.settings import Settings
+from service.slack import blocks, handlers
+from service.slack.commands import (
+    DIAGNOSIS_ID,
+    Ask,
+    Diagnose,
+    Help,
+    SearchKb,
+    TooLong,
+    Usage,
+    parse,
+    unescape,
+)
+from service.slack.respond import check_response_url, deliver
+from service.slack.verify import verify_request
+
+log = logging.getLogger("crashdoc.slack")
+
+router = APIRouter(prefix="/slack", tags=["slack"])
+
+# A command is under 4,000 characters; an interaction carries the message it came from (up to 50 blocks).
+MAX_BODY_BYTES = 1024 * 1024
+DEFAULT_COMMAND = "/crashdoc"
+
+_NOT_CONFIGURED = (
+    "Slack is not set up on this server: set CRASHDOC_SLACK_SIGNING_SECRET to the Slack app's Signing Secret "
+    "(README, section Slack)."
+)
+
+
+def _settings(request: Request) -> Settings:
+    return request.app.state.settings  # type: ignore[no-any-return]
+
+
+def _engine(request: Request) -> Engine:
+    return request.app.state.engine  # type: ignore[no-any-return]
+
+
+async def _read_body(request: Request) -> bytes:
+    declared = request.headers.get("content-length", "")
+    if declared.isdigit() and int(declared) > MAX_BODY_BYTES:
+        raise TooLarge("The Slack request is too large.", hint="Slack requests are small; this one is not from Slack.")
+    chunks: list[bytes] = []
+    size = 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > MAX_BODY_BYTES:
+            raise TooLarge("The Slack request is too large.", hint="Slack requests are small; this one is not from Slack.")
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+async def _signed_form(request: Request) -> dict[str, str] | JSONResponse:
+    """The verified form fields, or the 503 answer when no signing secret is configured."""
+    secret = _settings(request).slack_signing_secret
+    if secret is None or not secret.get_secret_value().strip():
+        rid = getattr(request.state, "request_id", None)
+        return JSONResponse(error_body("slack_not_configured", _NOT_CONFIGURED, rid), status_code=503)
+    body = await _read_body(request)
+    verify_request(secret.get_secret_value(), body, request.headers)
+    try:
+        fields = parse_qs(body.decode("utf-8"), keep_blank_values=True)
+    except UnicodeDecodeError as exc:
+        raise BadRequest("The Slack request is not form-encoded text.") from exc
+    return {k: v[0] for k, v in fields.items()}
+
+
+def _response_url(settings: Settings, value: object) -> str:
+    return check_response_url(str(value or ""), allow_insecure=settings.slack_allow_insecure_response_url)
+
+
+@router.post("/commands", summary="Slack slash command /crashdoc")
+async def slash_command(request: Request, background: BackgroundTasks) -> Response:
+    form = await _signed_form(request)
+    if isinstance(form, JSONResponse):
+        return form
+    if form.get("ssl_check") == "1":  # Slack checking the certificate; nothing to do
+        return Response(status_code=200)
+    settings, engine = _settings(request), _engine(request)
+    command = form.get("command") or DEFAULT_COMMAND
+    parsed = parse(unescape(form.get("text", "")))
+    log.info("slack command %s", type(parsed).__name__.lower())
+    message: dict[str, Any]
+    match parsed:
+        case Help():
+            message = blocks.help_message(command)
+        case Usage():
+            message = blocks.usage_message(parsed, command)
+        case TooLong(chars=chars):
+            message = blocks.too_long_message(chars, settings.public_url, command)
+        case SearchKb(words=words):
+            entries = await to_thread.run_sync(handlers.search_kb, engine, words)
+            message = blocks.kb_message(words, entries, command)
+        case Diagnose(log=text):
+            url = _response_url(settings, form.get("response_url"))
+            background.add_task(deliver, url, partial(handlers.diagnose_pasted, engine, text, settings.public_url), what="diagnose")
+            lines = len(text.strip().splitlines())
+            message = blocks.ack_message(
+                f":hourglass_flowing_sand: Diagnosing your log ({lines} line{'s' if lines != 1 else ''})… "
+                "It is masked before anything reads it; the diagnosis will appear here in a few seconds."
+            )
+        case Ask(diagnosis_id=diagnosis_id, question=question):
+            url = _response_url(settings, form.get("response_url"))
+            background.add_task(deliver, url, partial(handlers.answer_question, engine, diagnosis_id, question,
+                                                      settings.public_url), what="ask")
+            message = blocks.ack_message(f":hourglass_flowing_sand: Looking into your question on `{diagnosis_id}`…")
+    return JSONResponse(message)
+
+
+@router.post("/interactions", summary="Slack interactivity (the follow-up button and question box)")
+async def interaction(request: Request, background: BackgroundTasks) -> Response:
+    form = await _signed_form(request)
+    if isinstance(form, JSONResponse):
+        return form
+    try:
+        payload = json.loads(form.get("payload", ""))
+    except ValueError as exc:
+        raise BadRequest("The interaction has no JSON payload.", hint="Slack sends it in the `payload` form field.") from exc
+    if not isinstance(payload, dict) or payload.get("type") != "block_actions":
+        return Response(status_code=200)  # shortcuts, views: nothing crashdoc offers
+    settings, engine = _settings(request), _engine(request)
+    for action in payload.get("actions") or []:
+        if not isinstance(action, dict):
+            continue
+        action_id = action.get("action_id")
+        if action_id == blocks.ACTION_FOLLOWUP:
+            diagnosis_id = str(action.get("value") or "")
+            if not DIAGNOSIS_ID.match(diagnosis_id):
+                raise BadRequest("The follow-up button names no diagnosis.")
+            url = _response_url(settings, payload.get("response_url"))
+            prompt = partial(blocks.followup_prompt, diagnosis_id, DEFAULT_COMMAND, settings.max_question_chars)
+            background.add_task(deliver, url, prompt, what="follow-up prompt")
+            log.info("slack interaction follow-up prompt")
+        elif action_id == blocks.ACTION_ASK:
+            diagnosis_id = str(action.get("block_id") or "").removeprefix(blocks.ASK_BLOCK_PREFIX)
+            if not DIAGNOSIS_ID.match(diagnosis_id):
+                raise BadRequest("The question box names no diagnosis.")
+            url = _response_url(settings, payload.get("response_url"))
+            question = str(action.get("value") or "")
+            background.add_task(deliver, url, partial(handlers.answer_question, engine, diagnosis_id, question,
+                                                      settings.public_url), what="ask")
+            log.info("slack interaction ask")
+        # ACTION_OPEN (a link button) and anything else: Slack reports the click; nothing to do.
+    return Response(status_code=200)
