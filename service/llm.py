@@ -42,6 +42,11 @@ def _litellm() -> Any:
     return litellm
 
 
+def prepare() -> None:
+    """Import litellm now (seconds, once per process), so that no call's time budget pays for it."""
+    _litellm()
+
+
 def _kwargs(settings: Settings, messages: list[dict[str, str]], timeout: float) -> dict[str, Any]:
     kw: dict[str, Any] = {
         "model": settings.llm_model,
@@ -55,6 +60,9 @@ def _kwargs(settings: Settings, messages: list[dict[str, str]], timeout: float) 
         kw["api_base"] = settings.llm_api_base
     if settings.llm_api_key:
         kw["api_key"] = settings.llm_api_key.get_secret_value()
+    elif settings.llm_api_base and str(settings.llm_model).startswith("openai/"):
+        # Local OpenAI-compatible servers (vLLM, llama.cpp, LM Studio) need no key, but the client wants one.
+        kw["api_key"] = "no-key-needed"
     return kw
 
 

@@ -71,6 +71,10 @@ class Engine:
         from retrieval.index import dense_search
 
         dense_search(self.index, "warm-up", 1)
+        if self.settings.llm_model:
+            from service.llm import prepare
+
+            prepare()
 
 
 def masked_excerpt(log: MaskedLog, diagnosis: Diagnosis) -> list[Evidence]:

@@ -33,7 +33,18 @@ from service.errors import AuthError, BadRequest, NotFound
 from service.models import Candidate, CollateralOut, Diagnosis, Evidence
 from service.pipeline import history_of
 from service.slack import blocks, handlers
-from service.slack.commands import SUBCOMMANDS, TOO_LONG_AT, Ask, Diagnose, Help, SearchKb, TooLong, Usage, parse, unescape
+from service.slack.commands import (
+    SUBCOMMANDS,
+    TOO_LONG_AT,
+    Ask,
+    Diagnose,
+    Help,
+    SearchKb,
+    TooLong,
+    Usage,
+    parse,
+    unescape,
+)
 from service.slack.respond import check_response_url
 from service.slack.verify import verify_request
 from tests.conftest import REPO, free_port
@@ -493,7 +504,7 @@ def test_kb_search_answers_in_the_response(crashdoc: Crashdoc, hook: SlackHook) 
         found = [b["text"]["text"] for b in message["blocks"][1:] if b["type"] == "section"]
         assert 1 <= len(found) <= 5
         if first:
-            assert f"`{first}`" in found[0]
+            assert f"*<{PUBLIC}/kb/{first}|" in found[0] and f"`{first}`" in found[0]
     assert "`cuda-oom`" in all_text(crashdoc.command("kb out of memory", hook.new_url()).json())
     none = crashdoc.command("kb zzqxv wqpzz", hook.new_url()).json()
     assert "No encyclopedia entry matches" in none["text"]
@@ -572,6 +583,8 @@ def test_interactions_crashdoc_does_not_offer_are_acknowledged_and_garbage_is_re
     assert crashdoc.interact(block_actions(url, bad_id)).status_code == 400
     body = b"payload=not-json"
     assert httpx.post(f"{crashdoc.url}/slack/interactions", content=body, headers=signed_headers(body)).status_code == 400
+    huge = interaction_body(block_actions(url, {**link, "value": "v" * (2 * 1024 * 1024)}))
+    assert httpx.post(f"{crashdoc.url}/slack/interactions", content=huge, headers=signed_headers(huge)).status_code == 413
     assert hook.count(url) == 0
 
 
@@ -629,6 +642,12 @@ MRKDWN = [
     ("### How to confirm", "*How to confirm*"),
     ("keep `**literal**` code", "keep `**literal**` code"),
     ("```\n**not bold in code**\n```", "```\n**not bold in code**\n```"),
+    ("a soft-wrapped\n   line of prose", "a soft-wrapped line of prose"),
+    ("- one\n  continued\n- two\n\n1. three\n2. four", "• one continued\n• two\n\n1. three\n2. four"),
+    ("## Fix\nfirst line", "*Fix*\nfirst line"),
+    ("*reserves* segments, **not** per tensor", "_reserves_ segments, *not* per tensor"),
+    ("rank_*.log and 2 * 3 * 4", "rank_*.log and 2 * 3 * 4"),
+    ("step:\n```\nkeep\nlines\n```\nafter", "step:\n```\nkeep\nlines\n```\nafter"),
 ]
 
 
@@ -676,7 +695,7 @@ def test_unescape_undoes_exactly_slacks_escaping() -> None:
 
 def test_manifest_points_slack_at_the_routes(settings) -> None:  # type: ignore[no-untyped-def]
     manifest = yaml.safe_load((REPO / "slack" / "manifest.yaml").read_text())
-    paths = {getattr(r, "path", "") for r in create_app(settings.model_copy()).routes}
+    paths = {path for path, ops in create_app(settings).openapi()["paths"].items() if "post" in ops}
     command = manifest["features"]["slash_commands"][0]
     assert command["command"] == "/crashdoc" and command["should_escape"] is False
     commands_path = httpx.URL(command["url"]).path

@@ -28,6 +28,11 @@ SECURITY_HEADERS = {
     "Referrer-Policy": "no-referrer",
     "Content-Security-Policy": "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; script-src 'self'; frame-ancestors 'none'",
 }
+# /docs and /redoc load Swagger UI / ReDoc from their CDN with an inline start-up script; only they get this.
+DOCS_CSP = ("default-src 'self'; img-src 'self' data: https://fastapi.tiangolo.com https://cdn.redoc.ly; "
+            "style-src 'self' 'unsafe-inline' https://cdn.jsdelivr.net https://fonts.googleapis.com; "
+            "font-src 'self' https://fonts.gstatic.com; script-src 'self' 'unsafe-inline' https://cdn.jsdelivr.net; "
+            "worker-src 'self' blob:; frame-ancestors 'none'")
 
 
 def _configure_logging(level: str) -> None:
@@ -79,6 +84,8 @@ def create_app(settings: Settings | None = None, engine: Engine | None = None) -
         t0 = time.perf_counter()
         response: Response = await call_next(request)
         response.headers["X-Request-ID"] = rid
+        if request.url.path in (app.docs_url, app.redoc_url):
+            response.headers.setdefault("Content-Security-Policy", DOCS_CSP)
         for k, v in SECURITY_HEADERS.items():
             response.headers.setdefault(k, v)
         log.info("%s %s %s %d %.0fms", rid, request.method, request.url.path, response.status_code, (time.perf_counter() - t0) * 1000)

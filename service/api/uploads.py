@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from fastapi import Request
 from starlette.datastructures import UploadFile
+from starlette.exceptions import HTTPException
 
 from service.errors import BadRequest, EmptyInput, TooLarge
 from service.ingest import Limits
@@ -36,12 +37,20 @@ async def read_sources(request: Request, limits: Limits) -> list[Source]:
     ctype = request.headers.get("content-type", "").split(";")[0].strip().lower()
     body = await read_body(request, limits.max_upload_bytes)
     if ctype == "multipart/form-data":
-        form = await request.form(max_files=limits.max_files + 1, max_fields=limits.max_files + 10)
+        try:
+            form = await request.form(max_files=limits.max_files + 1, max_fields=limits.max_files + 10)
+        except HTTPException as exc:  # Starlette's multipart parser stops at max_files + 1 files or a malformed form
+            if "Too many" in str(exc.detail):
+                raise TooLarge(f"More than {limits.max_files} files is over the limit of {limits.max_files} per run.",
+                               hint="Send the files of the failing ranks, or concatenate them.") from exc
+            raise BadRequest(f"The multipart form could not be read: {exc.detail}",
+                             hint="Send each log file as a 'files' part of a multipart/form-data body.") from exc
         files = [v for k, v in form.multi_items() if k == "files" and isinstance(v, UploadFile)]
         if not files:
             raise BadRequest("The multipart form has no 'files' part.", hint="Send each log file as a 'files' part.")
         if len(files) > limits.max_files:
-            raise TooLarge(f"{len(files)} files is over the limit of {limits.max_files} per run.")
+            raise TooLarge(f"{len(files)} files is over the limit of {limits.max_files} per run.",
+                           hint="Send the files of the failing ranks, or concatenate them.")
         sources = [Source(name=f.filename or f"file{i}", data=await f.read()) for i, f in enumerate(files)]
         await form.close()
         return sources

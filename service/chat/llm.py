@@ -10,7 +10,7 @@ from collections.abc import Iterator
 from retrieval.kb import KnowledgeBase
 from service.chat.models import Citation, Message, Reply
 from service.errors import LLMError
-from service.llm import complete, stream
+from service.llm import complete, prepare, stream
 from service.models import Diagnosis, Evidence
 from service.prompts import library
 from service.settings import Settings
@@ -65,6 +65,7 @@ def answer_llm(d: Diagnosis, question: str, excerpt: list[Evidence], kb: Knowled
                settings: Settings) -> tuple[Reply | None, str]:
     """The validated LLM reply, or None with the reason (the caller falls back)."""
     msgs = messages_for(d, question, excerpt, kb, history, settings)
+    prepare()
     deadline = time.monotonic() + settings.llm_budget_s
     reason = ""
     for _ in range(2):

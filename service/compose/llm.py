@@ -19,7 +19,7 @@ from pydantic import BaseModel, Field, ValidationError
 
 from retrieval.kb import Entry, KnowledgeBase, section_steps
 from service.errors import LLMError
-from service.llm import Reply, complete
+from service.llm import Reply, complete, prepare
 from service.models import Diagnosis, Evidence, Facts, Hit, MaskedLog
 from service.prompts import library
 from service.settings import Settings
@@ -195,6 +195,7 @@ def compose_with_llm(log: MaskedLog, facts: Facts, hits: list[Hit], kb: Knowledg
                 return _merge(base, answer, log=log, facts=facts, hits=hits, kb=kb, meta={**meta, "cached": True})
         except (OSError, ValidationError):
             pass
+    prepare()
     deadline = time.monotonic() + settings.llm_budget_s
     reason = ""
     for round_ in range(2):

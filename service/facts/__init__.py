@@ -13,7 +13,15 @@ from service.facts.derived import derive
 from service.facts.hits import match_rules, strong_lines, weigh_by_timeline
 from service.facts.ranks import rank_map
 from service.facts.sources import FACT_RULES
-from service.facts.timeline import Timeline, first_failure, scan, silent_rank
+from service.facts.timeline import (
+    Timeline,
+    first_failure,
+    first_ranked,
+    odd_collective_rank,
+    same_failure,
+    scan,
+    silent_rank,
+)
 from service.models import Collateral, ErrorEvent, Fact, Facts, MaskedLog
 
 __all__ = ["extract_facts"]
@@ -55,21 +63,44 @@ def _extract_values(log: MaskedLog) -> dict[str, Fact]:
     return values
 
 
-def _initiating_rank(tl: Timeline, first: ErrorEvent | None, values: dict[str, Fact], notes: list[str]) -> int | None:
+def _initiating_rank(tl: Timeline, first: ErrorEvent | None, strong: set[tuple[str, int]],
+                     world_size: int | None, notes: list[str]) -> int | None:
+    """The rank of the first failure; when it names none, what the other ranks and the launcher say."""
+    root = next((r for r in tl.root_cause if r.informative), None)
+    any_root = tl.root_cause[0] if tl.root_cause else None
+    same = same_failure(tl.events, first) if first is not None else []
+    same_ranks = {e.ref.rank for e in same if e.ref.rank is not None}
     if first is not None and first.ref.rank is not None:
+        if root and len(same_ranks) > 1 and root.rank in same_ranks and root.rank != first.ref.rank:
+            notes.append(f"ranks {', '.join(map(str, sorted(same_ranks)))} failed with the same error; rank {root.rank} is "
+                         f"the one {root.source} names ({root.ref.file}:{root.ref.line})")
+            return root.rank
         return first.ref.rank
-    for rank, ref, what in tl.launcher_first:
-        notes.append(f"initiating rank {rank} taken from {what} ({ref.file}:{ref.line}): the earliest exit, not necessarily the first error")
+    if first is not None:
+        ranked = first_ranked(tl.events, strong)
+        if ranked is not None:
+            notes.append(f"the first error names no rank; rank {ranked.ref.rank} is the first rank with a matching error "
+                         f"({ranked.ref.file}:{ranked.ref.line})")
+            return ranked.ref.rank
+    for rank, ref in tl.named_culprits:
+        notes.append(f"rank {rank} is named by the other ranks as the one that did not join ({ref.file}:{ref.line})")
         return rank
-    if first is None:
-        for rank, ref in tl.named_culprits:
-            notes.append(f"rank {rank} is named by the other ranks as the one that did not join ({ref.file}:{ref.line})")
-            return rank
-        world = values.get("world_size")
-        silent = silent_rank(tl.events, tl.ranks_seen, int(world.value) if world and world.value.isdigit() else None)
-        if silent is not None:
-            notes.append(f"rank {silent} is the only rank that did not report the collective timeout: the others were waiting for it")
-            return silent
+    odd = odd_collective_rank(tl.events)
+    if odd is not None:
+        notes.append(f"rank {odd} timed out in a different collective than every other rank: it diverged")
+        return odd
+    silent = silent_rank(tl.events, tl.ranks_seen, world_size)
+    if silent is not None:
+        notes.append(f"rank {silent} is the only rank that did not report the collective timeout: the others were waiting for it")
+        return silent
+    if any_root and (root or first is None or len(same) > 1):
+        why = "" if any_root.informative else ", a tie torchrun breaks by rank order"
+        notes.append(f"initiating rank {any_root.rank} taken from {any_root.source} ({any_root.ref.file}:{any_root.ref.line})"
+                     f": the earliest exit{why}, not necessarily the first error")
+        return any_root.rank
+    if first is not None and world_size and world_size > 1 and len(same) >= world_size:
+        notes.append(f"all {world_size} ranks printed the same error ({first.ref.text[:80]}); rank 0 is reported")
+        return 0
     return None
 
 
@@ -91,15 +122,18 @@ def _collateral(tl: Timeline, first: ErrorEvent | None, initiating_rank: int | N
 def extract_facts(log: MaskedLog) -> Facts:
     """Stage entry point."""
     values = _extract_values(log)
-    rm = rank_map(log.files)
-    raw_hits = match_rules(log, values, rm.rank_of)
+    world = values.get("world_size")
+    world_size = int(world.value) if world and world.value.isdigit() else None
+    rm = rank_map(log.files, world_size)
+    raw_hits, hit_ranks = match_rules(log, values, rm.rank_of)
     tl = scan(log.files, rm)
-    first = first_failure(tl.events, strong_lines(raw_hits))
+    strong = strong_lines(raw_hits)
+    first = first_failure(tl.events, strong)
     notes: list[str] = []
-    initiating_rank = _initiating_rank(tl, first, values, notes)
+    initiating_rank = _initiating_rank(tl, first, strong, world_size, notes)
     if not tl.ranks_seen and initiating_rank is None:
         notes.append("no rank information in the log: treated as a single process")
-    hits = weigh_by_timeline(raw_hits, first, initiating_rank)
+    hits = weigh_by_timeline(raw_hits, hit_ranks, first, initiating_rank)
     return Facts(
         values=values,
         rule_hits=hits,

@@ -37,21 +37,27 @@ def _boosted(rule: Rule, values: dict[str, Fact], contains: Callable[[str], bool
     return max(0.0, min(1.0, round(strength, 4))), reasons
 
 
-def match_rules(log: MaskedLog, values: dict[str, Fact], rank_at: Callable[[str, str], int | None]) -> list[RuleHit]:
-    """Every rule whose pattern matches a line, with its needs, unless and boosts applied."""
+def match_rules(
+    log: MaskedLog, values: dict[str, Fact], rank_at: Callable[[str, str], int | None]
+) -> tuple[list[RuleHit], dict[str, set[int | None]]]:
+    """Every rule whose pattern matches a line, with its needs, unless and boosts applied; and each rule's ranks."""
     matched: dict[str, list[LineRef]] = {}
+    ranks: dict[str, set[int | None]] = {}
     for f in log.files:
         seen: set[str] = set()
         for i, text in enumerate(f.lines, start=1):
             if text in seen or not _ANY_RULE.search(text):
                 continue
             seen.add(text)
+            rank = rank_at(f.name, text)
             for rule in RULES:
-                refs = matched.setdefault(rule.id, [])
-                if len(refs) < _MAX_RULE_LINES and any(p.search(text) for p in rule.compiled):
-                    refs.append(LineRef(file=f.name, line=i, rank=rank_at(f.name, text), text=text.strip()[:500]))
-    if not any(matched.values()):
-        return []
+                if any(p.search(text) for p in rule.compiled):
+                    refs = matched.setdefault(rule.id, [])
+                    ranks.setdefault(rule.id, set()).add(rank)
+                    if len(refs) < _MAX_RULE_LINES:
+                        refs.append(LineRef(file=f.name, line=i, rank=rank, text=text.strip()[:500]))
+    if not matched:
+        return [], ranks
     full_text = "\n".join(line for f in log.files for line in f.lines)
     cache: dict[str, bool] = {}
 
@@ -72,7 +78,7 @@ def match_rules(log: MaskedLog, values: dict[str, Fact], rank_at: Callable[[str,
         strength, reasons = _boosted(rule, values, contains)
         hits.append(RuleHit(rule_id=rule.id, entry_id=rule.entry, strength=strength, lines=found, reasons=reasons))
     hits.sort(key=lambda h: -h.strength)
-    return hits
+    return hits, ranks
 
 
 def strong_lines(hits: list[RuleHit]) -> set[tuple[str, int]]:
@@ -81,7 +87,9 @@ def strong_lines(hits: list[RuleHit]) -> set[tuple[str, int]]:
     return {(ref.file, ref.line) for h in hits if h.strength >= _STRONG and h.rule_id not in consequence for ref in h.lines}
 
 
-def weigh_by_timeline(hits: list[RuleHit], first: ErrorEvent | None, initiating_rank: int | None) -> list[RuleHit]:
+def weigh_by_timeline(
+    hits: list[RuleHit], hit_ranks: dict[str, set[int | None]], first: ErrorEvent | None, initiating_rank: int | None
+) -> list[RuleHit]:
     """Consequences step aside for an earlier cause; causes printed only by later-failing ranks are discounted."""
     consequence = {r.id for r in RULES if r.consequence}
     causes = [h for h in hits if h.rule_id not in consequence and h.strength >= _STRONG]
@@ -98,7 +106,7 @@ def weigh_by_timeline(hits: list[RuleHit], first: ErrorEvent | None, initiating_
                 where = f"rank {first.ref.rank}" if first.ref.rank is not None else "the log"
                 reasons.append(f"x{_AFTER_FIRST_FACTOR} a consequence: {where} failed first with: {first.ref.text[:120]}")
         elif initiating_rank is not None:
-            ranks = {ref.rank for ref in h.lines}
+            ranks = hit_ranks.get(h.rule_id, {ref.rank for ref in h.lines})
             if None not in ranks and initiating_rank not in ranks:
                 strength *= _OTHER_RANK_FACTOR
                 shown = ", ".join(str(r) for r in sorted(r for r in ranks if r is not None))

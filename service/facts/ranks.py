@@ -1,7 +1,14 @@
-"""Which rank printed a line: launcher prefixes, per-rank file names, process ids, and line timestamps."""
+"""Which rank printed a line: launcher prefixes, per-rank file names, nodes, process ids, and timestamps.
+
+A line's rank comes, in order, from its own prefix (``[rank3]:``, ``[default3]:``, ``3:`` of srun -l,
+Open MPI's ``[1,3]<stderr>:``), from a node prefix combined with a local index (srun -l over torchrun,
+pdsh/DeepSpeed ``host: `` with ``global_rank_mapping``, ``[node1]``), from a process id that NCCL, Ray,
+DeepSpeed or torchrun tied to a rank, or from the file it is in (``rank_3.log``, ``attempt_0/3/stderr.log``).
+"""
 
 from __future__ import annotations
 
+import ast
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -9,27 +16,38 @@ from datetime import UTC, datetime
 
 from service.models import MaskedFile
 
-# Line prefixes that name the rank, in the forms launchers print. Each yields the global rank. An optional
-# pdsh/DeepSpeed host prefix ("worker-1: ", "<HOST_2>: ") may come first.
+# Line prefixes that name the (global) rank, in the forms launchers print. A pdsh/DeepSpeed host prefix
+# ("worker-1: ", "<HOST_2>: ") may come first.
 _HOST = r"(?:[\w<>.-]+: )?"
 _RANK_PREFIXES: tuple[re.Pattern[str], ...] = (
     # torch >= 2.2 worker output and c10d logs: "[rank3]: Traceback ...", "[rank3]:[W ProcessGroupNCCL.cpp:1234] ..."
     re.compile(_HOST + r"\[rank(\d+)\]:"),
-    # torchrun --tee / --log-line-prefix-template with the role name: "[default3]:[W ProcessGroupNCCL.cpp...]"
-    re.compile(_HOST + r"\[default(\d+)\]:"),
     # Open MPI --tag-output: "[1,3]<stdout>:loss 0.1"
     re.compile(_HOST + r"\[\d+,(\d+)\]<std(?:out|err)>:"),
     # Lightning: "[rank: 3] Seed set to 42"
     re.compile(_HOST + r"\[rank: (\d+)\]"),
     # hand-rolled and masked host:rank prefixes: "[node-1:3] ...", "[<HOST_1>:3]: ..."
     re.compile(r"\[[\w<>.-]+:(\d+)\]:? "),
-    # srun -l and torchrun --tee 3 (older): "3: Traceback (most recent call last):"; after pdsh: "node-1: 11: ..."
-    re.compile(r"(?:[\w<>.]*[\d<>-][\w<>.-]*: )?\s{0,3}(\d{1,4}): "),
     # loguru / custom formats: "rank=3 | ...", "[RANK 3] ...", "Rank 3: ..."
     re.compile(r".{0,40}?\b[Rr][Aa][Nn][Kk][ =:]?(\d+)\]?[:|] "),
 )
-# The rank a message names about itself: "[Rank 3] Watchdog caught ...", "global_rank=3", "rank: 3 (local_rank"
-RANK_IN_MESSAGE = re.compile(r"\[(?:PG \d+ )?Rank (\d+)\]|\bglobal[_ ]rank[ =:]+(\d+)\b|\brank[ =:]+(\d+)\b", re.I)
+# torchrun --tee / --log-line-prefix-template with the role name: "[default3]:..." (a LOCAL rank: global on one node)
+_TORCHRUN_LOCAL = re.compile(r"^(?:[\w<>.-]+: )?(?:\d{1,4}: )?\[default(\d+)\]:")
+# srun -l (a task number) and old torchrun --tee: "3: Traceback ..."; after pdsh: "node-1: 11: ..."
+_NUMERIC = re.compile(r"^(?:[\w<>.]*[\d<>-][\w<>.-]*: )?\s{0,3}(\d{1,4}): ")
+# a host prefix (pdsh, DeepSpeed multi-node) or a node tag: "worker-1: ...", "<HOST_2>: ...", "[node1] ..."
+_HOST_PREFIX = re.compile(r"^([\w<>.-]*[\d<>-][\w<>.-]*): (?!\s)")
+_NODE_TAG = re.compile(r"^\[node[_-]?(\d+)\] ")
+# what a line says about its local device: NCCL "host:pid:tid [3] NCCL WARN", OOM "(GPU 3; 79.15 GiB total capacity" /
+# "GPU 3 has a total capacity", "cuda:3", "--local_rank=3", "local_rank=3"
+_LOCAL_INDEX = re.compile(
+    r"^(?:\S+: )?[\w<>.-]+:\d+:\d+ \[(\d+)\] (?:\S+ )?NCCL |\(GPU (\d+);|\bGPU (\d+) has a total capacity|--local_rank=(\d+)|\blocal_rank[=: ]+(\d+)\b"
+)
+# The rank a message names about itself: "[Rank 3] Watchdog caught ...", "[PG 0 (default_pg) Rank 3]", "global_rank=3",
+# DDP "Parameters which did not receive grad for rank 3:", "NCCL communicator was aborted on rank 3"
+RANK_IN_MESSAGE = re.compile(
+    r"\[(?:PG \d+ (?:\([^)]*\) )?)?Rank (\d+)\]|\bglobal[_ ]rank[ =:]+(\d+)\b|did not receive grad for rank (\d+)|\bon rank (\d+)\b|^\S*\s*rank=(\d+)\b"
+)
 
 # Per-rank files: "rank_3.log", "rank-3.out", "worker3.log", "proc_3.txt", "gpu3.log", Open MPI "1/rank.3/stderr"
 _RANK_FILE = re.compile(r"(?:^|[/_.-])(?:rank|worker|proc|gpu)[_.-]?(\d+)(?:\D|$)", re.I)
@@ -38,13 +56,22 @@ _LOCAL_RANK_DIR = re.compile(r"(?:^|/)attempt_\d+/(\d+)/(?:stdout|stderr|error)\
 # Node folders of a multi-node run: "node1/...", "node-1/...", "host1/..."
 _NODE_DIR = re.compile(r"(?:^|/)(?:node|host)[_-]?(\d+)/", re.I)
 
-# Process ids that name a rank: NCCL "gpu-node-1:4431:4609 [0] NCCL INFO comm 0x... rank 0 nranks 2 cudaDev 0",
-# torchrun's summary "rank : 1 (local_rank: 1)" + "exitcode : 1 (pid: 4432)", Ray "(ip=10.0.0.7, pid=18301) world_rank=0"
-_NCCL_PID_RANK = re.compile(r"^(?:\S+: )?[\w<>.-]+:(\d+):\d+ \[\d+\] NCCL INFO .*?\brank (\d+) nranks \d+")
+# Process ids tied to a rank: NCCL "gpu-node-1:4431:4609 [0] NCCL INFO comm 0x... rank 0 nranks 2 cudaDev 0";
+# Ray "(ip=10.0.0.7, pid=18301) world_rank=0"; DeepSpeed "process 48213 spawned with command: [..., '--local_rank=0', ...]"
+_NCCL_PID_RANK = re.compile(r"^(?:\S+: )?[\w<>.-]+:(\d+):\d+ \[\d+\] (?:\S+ )?NCCL INFO .*?\brank (\d+) nranks \d+")
 _RAY_PID_RANK = re.compile(r"pid=(\d+)\)? world_rank=(\d+)")
-# Lines that carry a process id in their prefix: NCCL "host:4431:4609 [0] NCCL WARN ...", Ray "(RayTrainWorker pid=18301, ip=...) ..."
-_NCCL_PID_PREFIX = re.compile(r"^(?:\S+: )?[\w<>.-]+:(\d+):\d+ \[\d+\] NCCL ")
-_RAY_PID_PREFIX = re.compile(r"^\((?:\w+) pid=(\d+)(?:, ip=[^)]*)?\) ")
+_DS_SPAWN = re.compile(r"process (\d+) spawned with command: .*--local_rank=(\d+)")
+# Lines that carry a process id: NCCL "host:4431:4609 [0] NCCL WARN ...", Ray "(RayTrainWorker pid=18301, ip=...) ...",
+# dmesg "NVRM: Xid (PCI:0000:07:00): 48, pid=28813, name=python, ..."
+_PID_IN_LINE = re.compile(r"^(?:\S+: )?[\w<>.-]+:(\d+):\d+ \[\d+\] (?:\S+ )?NCCL |^\((?:\w+) pid=(\d+)(?:, ip=[^)]*)?\) |NVRM: Xid \([^)]*\): \d+, pid=(\d+)")
+# nvidia-smi's table row "|   4  NVIDIA A100-SXM4-80GB  On  | 00000000:87:00.0 Off |" and dmesg "NVRM: Xid (PCI:0000:87:00): 79"
+_SMI_BUS = re.compile(r"^\|\s+(\d+)\s+[^|]*\|\s*[0-9A-Fa-f]{4,8}:([0-9A-Fa-f]{2}):[0-9A-Fa-f]{2}\.\d")
+_XID_BUS = re.compile(r"NVRM: Xid \(PCI:[0-9A-Fa-f]{4}:([0-9A-Fa-f]{2}):")
+# DeepSpeed multi-node: "global_rank_mapping=defaultdict(<class 'list'>, {'worker-0': [0, ..., 7], 'worker-1': [8, ..., 15]})"
+_DS_MAPPING = re.compile(r"global_rank_mapping=defaultdict\(<class 'list'>, (\{.*\})\)")
+# torchrun / DeepSpeed ranks per node: "nproc_per_node=8", "--nproc_per_node 8", "num_local_procs=8", "local_world_size=8"
+_PER_NODE = re.compile(r"(?:nproc[_-]per[_-]node|num_local_procs|local_world_size)[=: ]+(\d+)")
+_TORCHRUN_HINT = re.compile(r"torch\.distributed\.elastic|torch/distributed/(?:run|elastic)|\btorchrun\b|\[default\d+\]:")
 
 # Timestamps: "2024-05-01 12:00:03,123", "2024-05-01T12:00:03.123Z", torchrun's summary "2024-05-01_12:00:03",
 # HF/transformers "05/01/2024 12:00:03", glog "[E501 12:00:03.123456" / "E0501 12:00:03"
@@ -53,10 +80,17 @@ _US_TS = re.compile(r"\b(\d\d)/(\d\d)/(\d{4}) (\d\d):(\d\d):(\d\d)")
 _GLOG_TS = re.compile(r"(?:^|[\[\s:])[IWEF](\d{1,2}?)(\d\d) (\d\d):(\d\d):(\d\d)\.(\d{1,9})")
 
 
-def line_rank(text: str) -> int | None:
-    """The rank a line's prefix names, or None."""
+def line_rank(text: str, numeric: bool = True) -> int | None:
+    """The global rank a line's own prefix names, or None (``numeric``: trust a bare ``3: `` srun prefix)."""
     for pattern in _RANK_PREFIXES:
         m = pattern.match(text)
+        if m:
+            return int(m.group(1))
+    m = _TORCHRUN_LOCAL.match(text)
+    if m and not (numeric and _NUMERIC.match(text)):
+        return int(m.group(1))
+    if numeric:
+        m = _NUMERIC.match(text)
         if m:
             return int(m.group(1))
     return None
@@ -110,43 +144,132 @@ def epoch_key(seconds: float) -> tuple[int, ...]:
     return (t.month, t.day, t.hour, t.minute, t.second, t.microsecond)
 
 
+def _first_group(m: re.Match[str]) -> int:
+    return int(next(g for g in m.groups() if g is not None))
+
+
 @dataclass
 class RankMap:
     """Everything that says which rank printed a line, gathered in one pass over the files."""
 
     by_file: dict[str, int | None] = field(default_factory=dict)
     by_pid: dict[int, int] = field(default_factory=dict)
+    by_host: dict[str, list[int]] = field(default_factory=dict)  # node prefix -> its global ranks, in local order
+    numeric_files: set[str] = field(default_factory=set)  # files whose "N: " prefixes are srun task numbers
+    node_files: set[str] = field(default_factory=set)  # ... where srun ran one torchrun per node: N is the node
+    file_offsets: dict[str, int] = field(default_factory=dict)  # "[default5]: ... [Rank 13]": this file's node starts at 8
+    by_bus: dict[str, int] = field(default_factory=dict)  # PCI bus -> GPU index, from nvidia-smi's table
+    per_node: int | None = None
+    multi_process: bool = False
 
     def rank_of(self, file: str, text: str) -> int | None:
-        rank = line_rank(text)
-        if rank is not None:
+        """The global rank that printed ``text`` in ``file``, or None when nothing says."""
+        numeric = file in self.numeric_files and file not in self.node_files
+        rank = line_rank(text, numeric=numeric)
+        local = _TORCHRUN_LOCAL.match(text)
+        if local and file in self.file_offsets and file not in self.node_files:
+            return int(local.group(1)) + self.file_offsets[file]
+        if rank is not None and not (file in self.node_files and local):
             return rank
-        m = _NCCL_PID_PREFIX.match(text) or _RAY_PID_PREFIX.match(text)
-        if m and int(m.group(1)) in self.by_pid:
-            return self.by_pid[int(m.group(1))]
+        node_base = self._node_base(file, text)
+        if node_base is not None:
+            local = _TORCHRUN_LOCAL.match(text) or _LOCAL_INDEX.search(text)
+            if local:
+                return node_base + _first_group(local)
+        m = _PID_IN_LINE.search(text)
+        if m and _first_group(m) in self.by_pid:
+            return self.by_pid[_first_group(m)]
+        m = _XID_BUS.search(text)
+        if m and self.multi_process and len(self.by_host) <= 1 and m.group(1).lower() in self.by_bus:
+            return self.by_bus[m.group(1).lower()]
+        if node_base is None and self.multi_process:
+            local = _LOCAL_INDEX.search(text)
+            if local and self.by_file.get(file) is None and len(self.by_host) <= 1:
+                return _first_group(local)
         return self.by_file.get(file)
 
+    def _node_base(self, file: str, text: str) -> int | None:
+        if file in self.node_files:
+            m = _NUMERIC.match(text)
+            if m and self.per_node:
+                return int(m.group(1)) * self.per_node
+            return None
+        m = _NODE_TAG.match(text)
+        if m and self.per_node:
+            return int(m.group(1)) * self.per_node
+        m = _HOST_PREFIX.match(text)
+        if m and m.group(1) in self.by_host:
+            return self.by_host[m.group(1)][0]
+        return None
 
-def rank_map(files: Sequence[MaskedFile]) -> RankMap:
-    """File ranks and the process-id -> rank pairs that NCCL INFO, Ray and torchrun's summary print."""
+
+def rank_map(files: Sequence[MaskedFile], world_size: int | None = None) -> RankMap:
+    """File ranks, node layouts and the process-id -> rank pairs that NCCL INFO, Ray, DeepSpeed and torchrun print."""
     rm = RankMap(by_file=file_ranks([f.name for f in files]))
+    max_local = -1
     for f in files:
+        offsets: set[int] = set()
         pending_rank: int | None = None
+        numeric_lines = 0
+        torchrun_hint = False
         for text in f.lines:
+            if _NUMERIC.match(text):
+                numeric_lines += 1
+            if not torchrun_hint and _TORCHRUN_HINT.search(text):
+                torchrun_hint = True
+            if (m := _TORCHRUN_LOCAL.match(text)) is not None:
+                max_local = max(max_local, int(m.group(1)))
+                if "Rank " in text and (g := RANK_IN_MESSAGE.search(text)) and g.group(1):
+                    offsets.add(int(g.group(1)) - int(m.group(1)))
+            elif text.startswith("|") and (m := _SMI_BUS.match(text)):
+                rm.by_bus.setdefault(m.group(2).lower(), int(m.group(1)))
             if "NCCL INFO" in text and " nranks " in text:
-                m = _NCCL_PID_RANK.match(text)
-                if m:
+                if m := _NCCL_PID_RANK.match(text):
                     rm.by_pid.setdefault(int(m.group(1)), int(m.group(2)))
             elif "world_rank=" in text:
-                m = _RAY_PID_RANK.search(text)
-                if m:
+                if m := _RAY_PID_RANK.search(text):
                     rm.by_pid.setdefault(int(m.group(1)), int(m.group(2)))
+            elif "global_rank_mapping=" in text:
+                if m := _DS_MAPPING.search(text):
+                    try:
+                        mapping = ast.literal_eval(m.group(1))
+                    except (ValueError, SyntaxError):
+                        mapping = {}
+                    for host, ranks in mapping.items() if isinstance(mapping, dict) else ():
+                        if isinstance(ranks, list) and ranks:
+                            rm.by_host.setdefault(str(host), [int(r) for r in ranks])
             elif "(local_rank" in text:
                 m = re.search(r"rank\s*:\s*(\d+) \(local_rank", text)
                 pending_rank = int(m.group(1)) if m else None
             elif pending_rank is not None and "(pid:" in text:
-                m = re.search(r"exitcode\s*:\s*-?\d+ \(pid: (\d+)\)", text)
-                if m:
+                if m := re.search(r"exitcode\s*:\s*-?\d+ \(pid: (\d+)\)", text):
                     rm.by_pid.setdefault(int(m.group(1)), pending_rank)
                 pending_rank = None
+            if rm.per_node is None and (m := _PER_NODE.search(text)):
+                rm.per_node = int(m.group(1)) or None
+        if len(offsets) == 1 and (offset := offsets.pop()) > 0:
+            rm.file_offsets[f.name] = offset
+        if numeric_lines >= 5 and numeric_lines >= 0.05 * len(f.lines):
+            rm.numeric_files.add(f.name)
+            if torchrun_hint:
+                rm.node_files.add(f.name)
+    if rm.per_node is None and max_local >= 0:
+        rm.per_node = max_local + 1
+    _spawned_pids(files, rm)
+    rm.multi_process = bool(rm.by_pid or rm.by_host or rm.numeric_files or (world_size or 0) > 1
+                            or any(r is not None for r in rm.by_file.values()))
     return rm
+
+
+def _spawned_pids(files: Sequence[MaskedFile], rm: RankMap) -> None:
+    """DeepSpeed's launcher: "process 48213 spawned with command: [... '--local_rank=1' ...]" on each node."""
+    for f in files:
+        for text in f.lines:
+            if "spawned with command" not in text:
+                continue
+            m = _DS_SPAWN.search(text)
+            if not m:
+                continue
+            host = _HOST_PREFIX.match(text)
+            base = rm.by_host[host.group(1)][0] if host and host.group(1) in rm.by_host else 0
+            rm.by_pid.setdefault(int(m.group(1)), base + int(m.group(2)))

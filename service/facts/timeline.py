@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from service.facts.ranks import RANK_IN_MESSAGE, RankMap, epoch_key, timestamp_key
 from service.models import ErrorEvent, LineRef, MaskedFile
@@ -48,10 +48,13 @@ ERROR_PATTERNS: tuple[ErrorPattern, ...] = (
          r"remote process exited or there was a network error|ECONNRESET|recv: Connection refused|peer has closed|"
          r"Connection refused\) \(|failed to recv, got 0 bytes|Failed to recv, got 0 bytes|Stop_waiting response is expected",
          True, "the connection broke because the peer process had already died"),
+    # torchrun's agent saw a worker killed by a signal: "failed (exitcode: -9) local_rank: 5 (pid: 88535) of binary: ..." (SIGKILL,
+    # SIGSEGV, SIGBUS, SIGILL, SIGFPE): the only trace of a kill that printed nothing itself
+    _err("killed", r"failed \(exitcode: -(?:9|11|7|4|8)\) local_rank"),
     # torchrun "Sending process 1234 closing signal SIGTERM"; DeepSpeed "[launch.py:316:sigkill_handler] Killing subprocess 1234"
     _err("launcher-sigterm",
-         r"closing signal SIGTERM|Received SIGTERM|SignalException: Process \d+ got signal: 15|got signal: 15\b|"
-         r"Signal 15 \(SIGTERM\)|exitcode\s*:\s*-15\b|Received 15 death signal|sigkill_handler\] Killing subprocess|"
+         r"closing signal SIG(?:TERM|HUP|INT)\b|Received SIGTERM|SignalException: Process \d+ got signal: 15|got signal: 15\b|"
+         r"Signal 15 \(SIGTERM\)|exitcode\s*:\s*-15\b|Received (?:15|Signals\.SIGTERM) death signal|sigkill_handler\] Killing subprocess|"
          r"srun: (?:forcing job termination|error: .*: task \d+: Terminated)|STEP [\d.]+ ON \S+ CANCELLED AT (?!.*DUE TO)",
          True, "the launcher terminates the surviving ranks after the first one fails"),
     # torchrun's summary: "torch.distributed.elastic.multiprocessing.errors.ChildFailedError:", "failed (exitcode: 1) local_rank: 0";
@@ -70,16 +73,22 @@ ERROR_PATTERNS: tuple[ErrorPattern, ...] = (
          True, "teardown after another rank's failure"),
     # Cause candidates.
     _err("cuda-error", r"CUDA error|CUDA out of memory|OutOfMemoryError|CUBLAS_STATUS|CUDNN_STATUS|cudaError|device-side assert|illegal memory access|no kernel image"),
+    # the survivor's view of a broken link: NET/IB completion errors, ncclRemoteError, socket timeouts towards a peer
+    _err("network", r"NET/IB ?: Got completion|ncclRemoteError|socketProgress\w*: |Call to recv from \S+ failed|NET/Socket.*(?:reset|closed|timed out)"),
     _err("nccl-error", r"ncclUnhandledCudaError|ncclSystemError|ncclInternalError|ncclInvalidUsage|ncclRemoteError|NCCL error|NET/IB.*error|Duplicate GPU detected|NCCL WARN"),
     _err("killed", r"\bKilled\b|exitcode\s*:\s*-9\b|Signal 9 \(SIGKILL\)|oom-kill|Out of memory: Killed process|OOMKilled|exit code 137|SIGKILL"),
     _err("signal", r"Signal \d+ \(SIG\w+\) received|Fatal Python error|Segmentation fault|SIGSEGV|SIGBUS|Bus error|core dumped|SIGHUP|death signal|exitcode\s*:\s*-\d+\b"),
     _err("hardware", r"NVRM: Xid|fallen off the bus|uncorrectable ECC|ECC error"),
+    # C++ aborts: "terminate called after throwing an instance of 'gloo::EnforceNotMet'" / "[enforce fail at pair.cc:456] ..."
+    _err("abort", r"terminate called after throwing an instance of|\[enforce fail at |Assertion `.*' failed\.$"),
+    # argparse: "run_summarization.py: error: unrecognized arguments: --lr_sheduler_type cosine"
+    _err("usage", r"^(?:\S+: )?\S+\.py: error: "),
     _err("scheduler", r"CANCELLED AT .* DUE TO|DUE TO TIME LIMIT|DUE TO PREEMPTION|JOB \d+ ON \S+ CANCELLED"),
     # A Python exception line: "RuntimeError: ...", "torch.OutOfMemoryError: ...", "ValueError: ..." (the line that ends
     # a traceback; the header and `raise` frames are not events)
     _err("exception", r"^(?:\[?[\w<>.:, -]*\]?(?:<std\w+>)?:? ?)?(?:[a-z_][\w.]*\.)?[A-Z]\w*(?:Error|Exception|Interrupt)\b(?::|$)"),
 )
-_CHEAP = re.compile(r"[Ee]rror|[Ee]xception|Interrupt|[Kk]ill|[Ss]ignal|SIG|[Tt]imed? ?out|[Ff]ail|peer|Broken|CANCELLED|Xid|NCCL WARN|"
+_CHEAP = re.compile(r"[Ee]rror|terminate called|enforce fail|NET/|socketProgress|Call to recv|[Ee]xception|Interrupt|[Kk]ill|[Ss]ignal|SIG|[Tt]imed? ?out|[Ff]ail|peer|Broken|CANCELLED|Xid|NCCL WARN|"
                     r"ECC|fault|core dumped|Bus error|exitcode|return code|exit code|abort|Abort|closing signal|OOM|Out of memory")
 
 # torchrun's summary block (between "Failures:" and the closing "=====" rule), one entry per failed rank:
@@ -87,14 +96,18 @@ _CHEAP = re.compile(r"[Ee]rror|[Ee]xception|Interrupt|[Kk]ill|[Ss]ignal|SIG|[Tt]
 _BLOCK_START = re.compile(r"^\s*(?:Failures:|Root Cause \(first observed failure\):)")
 _BLOCK_END = re.compile(r"^\s*={20,}\s*$")
 _BLOCK_RANK = re.compile(r"^\s*rank\s*:\s*(\d+) \(local_rank")
+_BLOCK_FIELD = re.compile(r"^\s*(time|exitcode|error_file)\s*:\s*(.*)$")
 _ROOT_CAUSE = re.compile(r"Root Cause \(first observed failure\)")
-# DeepSpeed's launcher: "[launch.py:322:sigkill_handler] ['/usr/bin/python3', '-u', 'train.py', '--local_rank=1', ...] exits with return code = 1"
-_DS_EXIT = re.compile(r"sigkill_handler\].*--local_rank=(\d+).* exits with return code = (-?\d+)")
-# srun: "srun: error: gpu-node-3: task 11: Exited with exit code 1"; "srun: error: gpu-node-3: task 11: Killed"
-_SRUN_TASK = re.compile(r"srun: error: \S+: task (\d+): (?:Exited with exit code [1-9]|Killed|Segmentation fault|Aborted)")
+# Contexts that name the rank of the traceback that follows: mp.spawn "-- Process 1 terminated with the following error:",
+# Ray "ray.exceptions.RayTaskError(RuntimeError): ray::_RayTrainWorker__execute.get_next() (pid=18301, ip=...)"
+_SPAWN_CONTEXT = re.compile(r"-- Process (\d+) terminated with the following error")
+_RAY_CONTEXT = re.compile(r"RayTaskError\(\w*\): ray::\S+ \(pid=(\d+)")
+_TRACEBACK_START = re.compile(r"Traceback \(most recent call last\):\s*$")
 # the rank a desync report or a monitored barrier names: "Rank 5 failed to pass monitoredBarrier", "Ranks 5, 6 failed to pass"
 _NAMED_CULPRIT = re.compile(r"Ranks? (\d+)(?:, \d+)* failed to pass monitoredBarrier|Rank (\d+) is not joining")
 _SIGABRT = re.compile(r"Signal 6 \(SIGABRT\)|exitcode\s*:\s*-6\b|Fatal Python error: Aborted|SIGABRT")
+_PREFIX = re.compile(r"^(?:[\w<>.-]+: )?(?:\d{1,4}: )?(?:\[(?:rank|default)\d+\]:|\[\d+,\d+\]<std\w+>:|\([^)]*pid=\d+[^)]*\) )?\s*")
+_WATCHDOG_OP = re.compile(r"WorkNCCL\(SeqNum=(\d+), OpType=(\w+)")
 
 
 def classify(text: str) -> ErrorPattern | None:
@@ -113,8 +126,30 @@ class Timeline:
     events: list[ErrorEvent]
     ranks_seen: list[int]
     rank_of: dict[tuple[str, int], int | None]
-    launcher_first: list[tuple[int, LineRef, str]]  # (rank, line, which summary), in order of authority
+    root_cause: list[RootCause]  # torchrun's error files and its 'first observed failure' block, in order of authority
     named_culprits: list[tuple[int, LineRef]]
+
+
+@dataclass
+class BlockEntry:
+    """One rank's entry in torchrun's failure summary."""
+
+    rank: int
+    ref: LineRef
+    root: bool
+    time: str = ""
+    exitcode: str = ""
+    error_file: str = ""
+
+
+@dataclass(frozen=True)
+class RootCause:
+    """What a launcher names as the first failure, and whether that says more than 'rank 0 of a tie'."""
+
+    rank: int
+    ref: LineRef
+    source: str
+    informative: bool
 
 
 def _error_file_event(f: MaskedFile, rank: int | None) -> tuple[tuple[int, ...], ErrorEvent] | None:
@@ -133,24 +168,53 @@ def _error_file_event(f: MaskedFile, rank: int | None) -> tuple[tuple[int, ...],
         ts = extra.get("timestamp") if isinstance(extra, dict) else None
     else:
         message, ts = str(msg or ""), None
-    if not message:
+    lines = [ln for ln in message.splitlines() if ln.strip()]
+    if not lines:
         return None
-    last = [ln for ln in message.splitlines() if ln.strip()][-1] if message.strip() else message
     key: tuple[int, ...] = ()
     try:
         key = epoch_key(float(ts)) if ts is not None else ()
     except (TypeError, ValueError, OverflowError, OSError):
         key = ()
-    ref = LineRef(file=f.name, line=1, rank=rank, text=last.strip()[:500])
-    return key, ErrorEvent(ref=ref, kind="exception", collateral=False, timestamp=None)
+    ref = LineRef(file=f.name, line=1, rank=rank, text=lines[-1].strip()[:500])
+    return key, ErrorEvent(ref=ref, kind="exception", collateral=False)
+
+
+def _self_named_rank(lines: list[str], i: int) -> int | None:
+    """The rank an exception's continuation lines name about themselves ("... did not receive grad for rank 3")."""
+    for text in lines[i : i + 8]:
+        if _TRACEBACK_START.search(text):
+            break
+        m = RANK_IN_MESSAGE.search(text)
+        if m:
+            return int(next(g for g in m.groups() if g is not None))
+    return None
+
+
+@dataclass
+class _FileScan:
+    """Per-file state while scanning: the last timestamp, the torchrun block, the open tracebacks, the context rank."""
+
+    last_ts: tuple[int, ...] = ()
+    in_block: bool = False
+    root_cause: bool = False
+    block_rank: int | None = None
+    entries: list[BlockEntry] = field(default_factory=list)
+    context_rank: int | None = None
+    open_tracebacks: dict[int | None, tuple[tuple[int, ...], int]] = field(default_factory=dict)
 
 
 def scan(files: Sequence[MaskedFile], rm: RankMap) -> Timeline:
-    """Error events across every file, in timeline order, with the launchers' summaries on the side."""
+    """Error events across every file, in timeline order, with the launchers' summaries on the side.
+
+    An exception is placed where its traceback began: in an interleaved multi-rank stream the rank that
+    started printing its traceback first failed first, although its last line may come later.
+    """
     raw: list[tuple[tuple[int, ...], int, ErrorEvent]] = []
     ranks: set[int] = set()
     rank_of: dict[tuple[str, int], int | None] = {}
-    launcher: list[tuple[int, int, LineRef, str]] = []  # (authority, position, ...)
+    root: list[RootCause] = []
+    entries: list[BlockEntry] = []
     culprits: list[tuple[int, LineRef]] = []
     for file_index, f in enumerate(files):
         base = file_index * 10_000_000
@@ -163,78 +227,149 @@ def scan(files: Sequence[MaskedFile], rm: RankMap) -> Timeline:
                 key, ev = found
                 raw.append((key, base + 1, ev))
                 if default_rank is not None:
-                    launcher.append((0, base, ev.ref, "torchrun's error file"))
+                    root.append(RootCause(default_rank, ev.ref, "torchrun's error file", informative=bool(key)))
             continue
-        last_ts: tuple[int, ...] = ()
-        in_block = root_cause = False
-        block_rank: int | None = None
+        st = _FileScan()
         for i, text in enumerate(f.lines, start=1):
-            stripped = re.sub(r"^(?:[\w<>.-]+: )?(?:\[(?:rank|default)\d+\]:)?", "", text)
-            if _BLOCK_START.match(stripped):
-                in_block, block_rank = True, None
-                root_cause = root_cause or bool(_ROOT_CAUSE.search(stripped))
-            elif in_block and _BLOCK_END.match(stripped):
-                in_block = root_cause = False
-            elif in_block and (m := _BLOCK_RANK.match(stripped)):
-                block_rank = int(m.group(1))
-                ranks.add(block_rank)
-                if root_cause:
-                    launcher.append((1, base + i, LineRef(file=f.name, line=i, rank=block_rank, text=text.strip()), "torchrun's 'first observed failure' block"))
-            rank = block_rank if in_block and block_rank is not None else rm.rank_of(f.name, text)
-            if rank is not None and not in_block:
-                ranks.add(rank)
-            ts = timestamp_key(text)
-            if ts:
-                last_ts = ts
+            rank = _scan_line(f, i, text, st, rm, ranks)
             if len(text) > 4000:
                 continue
-            if (m := _DS_EXIT.search(text)) and m.group(2) != "0":
-                launcher.append((2, base + i, LineRef(file=f.name, line=i, rank=int(m.group(1)), text=text.strip()[:500]), "DeepSpeed's launcher (first exit it saw)"))
-            elif m := _SRUN_TASK.search(text):
-                launcher.append((3, base + i, LineRef(file=f.name, line=i, rank=int(m.group(1)), text=text.strip()[:500]), "srun's task exit line"))
             if m := _NAMED_CULPRIT.search(text):
                 culprits.append((int(m.group(1) or m.group(2)), LineRef(file=f.name, line=i, rank=rank, text=text.strip()[:500])))
+            if _TRACEBACK_START.search(text):
+                st.open_tracebacks.setdefault(rank, (st.last_ts, base + i))
+                continue
             ep = classify(text)
             if ep is None:
                 continue
             if rank is None:
                 m = RANK_IN_MESSAGE.search(text)
-                if m:
-                    rank = int(next(g for g in m.groups() if g is not None))
+                rank = int(next(g for g in m.groups() if g is not None)) if m else _self_named_rank(f.lines, i)
+            if rank is None and st.context_rank is not None:
+                rank = st.context_rank
             rank_of[(f.name, i)] = rank
+            if rank is not None:
+                ranks.add(rank)
+            key, position = st.last_ts, base + i
+            if ep.kind in ("exception", "cuda-error", "nccl-error", "network", "usage") and not ep.collateral:
+                key, position = st.open_tracebacks.pop(rank, None) or st.open_tracebacks.pop(None, None) or (key, position)
+                st.context_rank = None
             ref = LineRef(file=f.name, line=i, rank=rank, text=text.strip()[:500])
-            ev = ErrorEvent(ref=ref, kind=ep.kind, collateral=ep.collateral, why=ep.why)
-            raw.append((last_ts, base + i, ev))
+            if ep.kind == "abort":
+                ep = _aborted_because(f.lines, i) or ep
+            raw.append((key, position, ErrorEvent(ref=ref, kind=ep.kind, collateral=ep.collateral, why=ep.why)))
+        entries.extend(st.entries)
+    root.extend(_block_root_causes(entries))
     if any(ts for ts, _, _ in raw):
         raw.sort(key=lambda t: (t[0] or (99,), t[1]))
     else:
         raw.sort(key=lambda t: t[1])
     events = [ev.model_copy(update={"order": n}) for n, (_, _, ev) in enumerate(raw)]
-    launcher.sort(key=lambda t: (t[0], t[1]))
     return Timeline(
-        events=_abort_after_timeout(events),
+        events=_network_after_peer_failure(_abort_after_timeout(events)),
         ranks_seen=sorted(ranks),
         rank_of=rank_of,
-        launcher_first=[(ref.rank, ref, what) for _, _, ref, what in launcher if ref.rank is not None],
+        root_cause=root,
         named_culprits=culprits,
     )
 
 
+def _aborted_because(lines: list[str], i: int) -> ErrorPattern | None:
+    """"terminate called after throwing ..." takes the class of its "what():" line (a watchdog abort is collateral).
+
+    Ranks interleave, so the "what():" line is the next one with the same prefix, within a few lines.
+    """
+    prefix = _PREFIX.match(lines[i - 1])
+    own = prefix.group(0).strip() if prefix else ""
+    for text in lines[i : i + 8]:
+        if "what():" in text and text.strip().startswith(own):
+            ep = classify(text)
+            return ep if ep is not None and ep.collateral else None
+    return None
+
+
+def _network_after_peer_failure(events: list[ErrorEvent]) -> list[ErrorEvent]:
+    """A rank's network error is collateral when another rank failed on its own (killed, crashed, raised, hung up)."""
+    own = [e for e in events if not e.collateral and e.kind not in ("network", "nccl-error")]
+    if not own:
+        return events
+    why = "a network error seen from this side of a link whose other end had failed on its own"
+    return [e.model_copy(update={"collateral": True, "why": why})
+            if e.kind == "network" and not e.collateral and any(o.ref.rank != e.ref.rank for o in own) else e for e in events]
+
+
+def _block_root_causes(entries: list[BlockEntry]) -> list[RootCause]:
+    """torchrun's root cause; informative when it has an error file, is the only genuine failure, or is the earliest.
+
+    Without error files every entry carries the time the agent noticed the exits: a tie that torchrun breaks by
+    local rank, which says nothing about who failed first.
+    """
+    out: list[RootCause] = []
+    for e in entries:
+        if not e.root:
+            continue
+        others = [o for o in entries if o is not e and not o.root and o.exitcode not in ("-15", "")]
+        has_error_file = e.error_file not in ("", "<N/A>")
+        earliest = bool(e.time) and all(o.time and o.time > e.time for o in others)
+        informative = has_error_file or not others or earliest
+        out.append(RootCause(e.rank, e.ref, "torchrun's 'first observed failure' block", informative))
+    return out
+
+
+def _scan_line(f: MaskedFile, i: int, text: str, st: _FileScan, rm: RankMap, ranks: set[int]) -> int | None:
+    """Track the file's state through one line (timestamps, torchrun's summary block, contexts); return its rank."""
+    stripped = _PREFIX.sub("", text, count=1)
+    if _BLOCK_START.match(stripped):
+        st.in_block, st.block_rank = True, None
+        st.root_cause = st.root_cause or bool(_ROOT_CAUSE.search(stripped))
+    elif st.in_block and _BLOCK_END.match(stripped):
+        st.in_block = st.root_cause = False
+    elif st.in_block and (m := _BLOCK_RANK.match(stripped)):
+        st.block_rank = int(m.group(1))
+        ranks.add(st.block_rank)
+        ref = LineRef(file=f.name, line=i, rank=st.block_rank, text=text.strip())
+        previous = st.entries[-1] if st.entries and st.entries[-1].rank == -1 else None
+        entry = BlockEntry(rank=st.block_rank, ref=ref, root=st.root_cause, time=previous.time if previous else "")
+        if previous:
+            st.entries.pop()
+        st.entries.append(entry)
+    elif st.in_block and (m := _BLOCK_FIELD.match(stripped)):
+        name, value = m.group(1), m.group(2).strip()
+        if name == "time":  # comes before "rank": hold it in a placeholder entry
+            st.entries.append(BlockEntry(rank=-1, ref=LineRef(file=f.name, line=i, text=""), root=st.root_cause, time=value))
+        elif st.entries and st.entries[-1].rank >= 0:
+            if name == "exitcode":
+                st.entries[-1].exitcode = value.split()[0]
+            elif name == "error_file":
+                st.entries[-1].error_file = value
+    if m := _SPAWN_CONTEXT.search(text):
+        st.context_rank = int(m.group(1))
+    elif m := _RAY_CONTEXT.search(text):
+        st.context_rank = rm.by_pid.get(int(m.group(1)))
+    rank = st.block_rank if st.in_block and st.block_rank is not None else rm.rank_of(f.name, text)
+    if rank is not None and not st.in_block:
+        ranks.add(rank)
+    ts = timestamp_key(text)
+    if ts:
+        st.last_ts = ts
+    return rank
+
+
 def _abort_after_timeout(events: list[ErrorEvent]) -> list[ErrorEvent]:
-    """A SIGABRT on a rank whose collective had already timed out is the watchdog taking the process down."""
-    timed_out: set[int | None] = set()
+    """A SIGABRT on a rank whose collective had already timed out or failed is NCCL taking the process down."""
+    failed_collective: set[int | None] = set()
     out: list[ErrorEvent] = []
     for e in events:
-        if e.kind == "collective-timeout":
-            timed_out.add(e.ref.rank)
-        elif not e.collateral and e.ref.rank in timed_out and _SIGABRT.search(e.ref.text):
-            e = e.model_copy(update={"collateral": True, "why": "the NCCL watchdog aborts a rank whose collective timed out"})
+        if e.kind in ("collective-timeout", "network", "nccl-error", "peer-gone"):
+            failed_collective.add(e.ref.rank)
+        elif not e.collateral and e.ref.rank in failed_collective and (e.kind == "abort" or _SIGABRT.search(e.ref.text)):
+            e = e.model_copy(update={"collateral": True, "why": "NCCL aborts a rank whose collective had timed out or failed"})
         out.append(e)
     return out
 
 
 def first_failure(events: list[ErrorEvent], strong_lines: set[tuple[str, int]]) -> ErrorEvent | None:
-    """The first non-collateral error; on the same rank, a line a strong rule matched wins over an earlier generic one."""
+    """The first non-collateral error; a line a strong rule matched wins over an earlier generic one on the same rank."""
     causes = [e for e in events if not e.collateral]
     if not causes:
         return None
@@ -243,6 +378,42 @@ def first_failure(events: list[ErrorEvent], strong_lines: set[tuple[str, int]]) 
         if (e.ref.file, e.ref.line) in strong_lines and (first.ref.rank is None or e.ref.rank in (first.ref.rank, None)):
             return e
     return first
+
+
+def first_ranked(events: list[ErrorEvent], strong_lines: set[tuple[str, int]]) -> ErrorEvent | None:
+    """When the first failure names no rank: the first cause on a strong rule line that does (a dmesg Xid with its pid)."""
+    for e in events:
+        if not e.collateral and e.ref.rank is not None and (e.ref.file, e.ref.line) in strong_lines:
+            return e
+    return None
+
+
+def message_of(text: str) -> str:
+    """An error line without its rank prefix and with numbers masked: the same failure on two ranks compares equal."""
+    return re.sub(r"\d+", "#", _PREFIX.sub("", text, count=1)).strip()
+
+
+def same_failure(events: list[ErrorEvent], first: ErrorEvent) -> list[ErrorEvent]:
+    """The cause events that print the same message as the first failure (a bug every rank hits at once)."""
+    msg = message_of(first.ref.text)
+    return [e for e in events if not e.collateral and message_of(e.ref.text) == msg]
+
+
+def odd_collective_rank(events: list[ErrorEvent]) -> int | None:
+    """Ranks timed out in different collectives: the one rank in a collective nobody else is in diverged."""
+    ops: dict[int, tuple[str, str]] = {}
+    for e in events:
+        if e.kind == "collective-timeout" and e.ref.rank is not None and (m := _WATCHDOG_OP.search(e.ref.text)):
+            ops.setdefault(e.ref.rank, (m.group(1), m.group(2)))
+    if len(ops) < 3:
+        return None
+    counts: dict[tuple[str, str], list[int]] = {}
+    for rank, op in ops.items():
+        counts.setdefault(op, []).append(rank)
+    if len(counts) != 2:
+        return None
+    (_, a), (_, b) = sorted(counts.items(), key=lambda kv: len(kv[1]))
+    return a[0] if len(a) == 1 and len(b) > 1 else None
 
 
 def silent_rank(events: list[ErrorEvent], ranks_seen: list[int], world_size: int | None) -> int | None:

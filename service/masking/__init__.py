@@ -4,8 +4,10 @@
     mask_text(text) -> (str, counts)   chat questions and Slack text
     mask_lines_stream / mask_chunks    ``crashdoc mask`` on a 100 MB file or stdin, bounded memory
 
-Modules: ``recognizers`` (the one registry), ``checks`` (host and value tests), ``protect`` (diagnostic
-tokens), ``engine`` (Presidio set-up, prefilter), ``pseudonyms``, ``stream`` (per-line, multi-line state).
+Modules: ``recognizers`` (the one registry), ``base`` (what an entry is, the recognizer classes),
+``checks`` (host and value tests), ``protect`` (diagnostic tokens), ``kinds`` (placeholders, counts keys),
+``engine`` (Presidio set-up, prefilter, overlap rules), ``pseudonyms``, ``stream`` (lines, multi-line
+state, caches, learned names).
 """
 
 from __future__ import annotations

@@ -16,7 +16,8 @@ from typing import Any
 import tldextract
 
 
-def _words(text: str) -> frozenset[str]:
+def words(text: str) -> frozenset[str]:
+    """A word list written as prose."""
     return frozenset(text.split())
 
 
@@ -24,35 +25,45 @@ def _words(text: str) -> frozenset[str]:
 OFFLINE_TLD = tldextract.TLDExtract(suffix_list_urls=(), cache_dir=None, fallback_to_snapshot=True)
 
 # Private and cluster-internal suffixes: gpu-node-017.cluster.internal, ip-10-0-3-17.ec2.internal.
-CLUSTER_SUFFIXES = frozenset(
-    ["internal", "local", "localdomain", "lan", "corp", "intra", "intranet", "cluster", "svc", "priv", "private", "home", "arpa"]
-)
+CLUSTER_SUFFIXES = words("internal local localdomain lan corp intra intranet cluster svc priv private home arpa")
 # Generic TLDs that Python attributes and file names practically never end with.
-STRONG_TLDS = frozenset(["com", "net", "org", "edu", "gov", "mil"])
+STRONG_TLDS = words("com net org edu gov mil")
 # Other TLDs: a host only with three labels or more, or a digit or hyphen in the first label
 # (tf.io, np.ma and x.ai are code; gpu-1.example.de and lab.cs.example.ac.uk are hosts).
-WEAK_TLDS = frozenset(
-    ["io", "ai", "co", "cloud", "biz", "info", "tech", "dev", "us", "uk", "de", "fr", "jp", "cn", "kr", "ca", "au", "nl", "ch", "se", "no", "fi", "dk", "it", "es", "pl", "ru", "br", "sg", "hk", "tw", "il", "ie", "at", "be", "cz", "eu", "nz", "za", "mx", "ar", "tr", "gr", "hu", "ro", "sk", "si", "lt", "lv", "ee", "is", "lu", "vn", "th", "ph", "ae", "sa", "ua", "cl", "pe"]
+WEAK_TLDS = words(
+    """io ai co cloud biz info tech dev us uk de fr jp cn kr ca au nl ch se no fi dk it es pl ru br sg hk
+    tw il ie at be cz eu nz za mx ar tr gr hu ro sk si lt lv ee is lu vn th ph ae sa ua cl pe"""
 )
 # TLDs that are also file extensions (.sh .so .md .cc .cu .pt .py .pl .rs .in .mk .am .ac .la .ps .pm):
 # a host only under a registry second level, as in iitb.ac.in.
-FILE_LIKE_TLDS = frozenset(["sh", "so", "md", "cc", "cu", "pt", "py", "pl", "rs", "in", "mk", "am", "ac", "la", "ps", "pm", "ml", "ts", "js", "gz"])
-REGISTRY_SECOND_LEVELS = frozenset(["ac", "co", "com", "edu", "gov", "org", "net"])
+FILE_LIKE_TLDS = words("sh so md cc cu pt py pl rs in mk am ac la ps pm ml ts js gz")
+REGISTRY_SECOND_LEVELS = words("ac co com edu gov org net")
 
 # Public service hosts that are diagnostic, not private: "Connection to huggingface.co timed out".
-PUBLIC_HOSTS = frozenset(
-    ["huggingface.co", "hf.co", "cdn-lfs.huggingface.co", "cdn-lfs.hf.co", "cas-bridge.xethub.hf.co", "github.com", "api.github.com", "raw.githubusercontent.com", "objects.githubusercontent.com", "codeload.github.com", "gitlab.com", "pypi.org", "files.pythonhosted.org", "download.pytorch.org", "pytorch.org", "discuss.pytorch.org", "wandb.ai", "api.wandb.ai", "docs.wandb.ai", "nvidia.com", "docs.nvidia.com", "developer.nvidia.com", "developer.download.nvidia.com", "nvcr.io", "docker.io", "registry-1.docker.io", "ghcr.io", "quay.io", "anaconda.org", "conda.anaconda.org", "repo.anaconda.com", "s3.amazonaws.com", "storage.googleapis.com", "www.googleapis.com", "oauth2.googleapis.com", "login.microsoftonline.com", "api.openai.com", "api.anthropic.com", "slack.com", "stackoverflow.com", "docs.python.org", "bitbucket.org", "registry.npmjs.org", "registry.yarnpkg.com"]
+PUBLIC_HOSTS = words(
+    """huggingface.co hf.co cdn-lfs.huggingface.co cdn-lfs.hf.co cas-bridge.xethub.hf.co github.com
+    api.github.com raw.githubusercontent.com objects.githubusercontent.com codeload.github.com
+    gitlab.com pypi.org files.pythonhosted.org download.pytorch.org pytorch.org discuss.pytorch.org
+    wandb.ai api.wandb.ai docs.wandb.ai nvidia.com docs.nvidia.com developer.nvidia.com
+    developer.download.nvidia.com nvcr.io docker.io registry-1.docker.io ghcr.io quay.io anaconda.org
+    conda.anaconda.org repo.anaconda.com s3.amazonaws.com storage.googleapis.com www.googleapis.com
+    oauth2.googleapis.com login.microsoftonline.com api.openai.com api.anthropic.com slack.com
+    stackoverflow.com docs.python.org bitbucket.org registry.npmjs.org registry.yarnpkg.com"""
 )
 
 # First labels of Python dotted paths seen in tracebacks: self.net, np.ma, tf.io, model.net are code.
-PYTHON_ROOTS = frozenset(
-    ["self", "cls", "torch", "np", "numpy", "tf", "jax", "jnp", "os", "sys", "nn", "pd", "math", "json", "re", "time", "logging", "args", "config", "cfg", "model", "module", "opt", "optimizer", "trainer", "accelerator", "scheduler", "dataset", "loader", "batch", "x", "y", "out", "ctx"]
+PYTHON_ROOTS = words(
+    """self cls torch np numpy tf jax jnp os sys nn pd math json re time logging args config cfg model
+    module opt optimizer trainer accelerator scheduler dataset loader batch x y out ctx"""
 )
 
 # Vendor domains whose every subdomain is public: "Get:1 http://azure.archive.ubuntu.com/ubuntu jammy".
 # (Not amazonaws.com, googleapis.com or windows.net: their subdomains name customers' buckets.)
-PUBLIC_DOMAINS = tuple(
-    ["nvidia.com", "ubuntu.com", "debian.org", "pytorch.org", "python.org", "pypi.org", "pythonhosted.org", "huggingface.co", "hf.co", "github.com", "githubusercontent.com", "gitlab.com", "anaconda.org", "anaconda.com", "conda.io", "conda-forge.org", "docker.io", "docker.com", "nvcr.io", "ghcr.io", "quay.io", "wandb.ai", "npmjs.org", "npmjs.com", "microsoft.com", "readthedocs.io", "tensorflow.org", "kaggle.com", "openai.com", "anthropic.com", "launchpad.net", "kernel.org"]
+PUBLIC_DOMAINS = words(
+    """nvidia.com ubuntu.com debian.org pytorch.org python.org pypi.org pythonhosted.org huggingface.co
+    hf.co github.com githubusercontent.com gitlab.com anaconda.org anaconda.com conda.io conda-forge.org
+    docker.io docker.com nvcr.io ghcr.io quay.io wandb.ai npmjs.org npmjs.com microsoft.com
+    readthedocs.io tensorflow.org kaggle.com openai.com anthropic.com launchpad.net kernel.org"""
 )
 
 LOOPBACK_NAMES = frozenset({"localhost", "localhost.localdomain", "ip6-localhost", "ip6-loopback"})
@@ -223,7 +234,7 @@ def user_value(text: str, m: Any, s: int, e: int) -> bool:
 
 
 # Directory names under /scratch, /fsx, /lustre that name a shared area, not a person.
-_SHARED_DIRS = _words(
+_SHARED_DIRS = words(
     """shared common public data datasets dataset corpora models model weights ckpt ckpts checkpoint checkpoints
     cache caches tmp temp hf huggingface projects project proj runs logs outputs output results envs env conda
     venv venvs scratch users user home group groups team teams lab labs apps software sw opt bin lib src code
@@ -237,7 +248,7 @@ def scratch_user(text: str, m: Any, s: int, e: int) -> bool:
     return text[s:e].lower() not in _SHARED_DIRS
 
 
-_ENV_WORDS = _words("base conda venv pytorch torch train training finetune sparse diffusion default python")
+_ENV_WORDS = words("base conda venv pytorch torch train training finetune sparse diffusion default python")
 
 
 def prompt_env_user(text: str, m: Any, s: int, e: int) -> bool:

@@ -19,9 +19,10 @@ from presidio_anonymizer.entities import RecognizerResult as AnonResult
 
 from service.masking.engine import Masker, Span
 from service.masking.kinds import KINDS
+from service.masking.learned import LearnedNames
+from service.masking.learned import shape as line_shape
 from service.masking.pseudonyms import Pseudonyms
 
-_DIGITS_TO_ZERO = bytes.maketrans(b"123456789", b"000000000")
 _MAX_SHAPES = 100_000
 _MAX_SEGMENTS = 50_000
 
@@ -39,15 +40,6 @@ _HOST_ENTITIES = frozenset({"HOSTNAME", "IP_ADDRESS"})
 # ranks' output interleaved with rank 0's block neither ends it nor gets swallowed by it.
 _STREAM_TAG = re.compile(r"(?:\s*(?:\[(?:rank|default)?\d+\]:?|\d+:(?=\s)|[A-Za-z0-9][\w.-]*:(?=\s)))*")
 _MAX_OPEN_BLOCKS = 1024
-# Identities learned from their context (USER=mchen, pc@tower:~$) are masked wherever they recur
-# (/scratch/mchen/ckpt, "on tower"), from that line on. Short names and common words are not learned.
-# Names found by their own shape (gpu-node-017, db.corp.internal) are found again anywhere: not learned.
-_LEARNABLE = {"USERNAME": 256, "HOSTNAME": 256}  # entity -> most names learned per run
-_SELF_EVIDENT = frozenset({"fqdn", "node name", "node range"})
-_LEARNABLE_NAME = re.compile(r"[A-Za-z][\w.-]{2,62}[A-Za-z0-9]")
-_NOT_LEARNED = frozenset(
-    ["user", "users", "admin", "administrator", "root", "ubuntu", "debian", "centos", "fedora", "ec2-user", "azureuser", "runner", "worker", "workers", "node", "nodes", "host", "server", "train", "training", "model", "models", "data", "dataset", "test", "tests", "work", "home", "shared", "scratch", "project", "projects", "code", "conda", "python", "torch", "cuda", "nvidia", "jovyan", "jupyter", "docker", "default", "guest", "nobody", "service", "master", "main", "local", "public", "team"]
-)
 _PEM_BEGIN = re.compile(r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----")
 _PEM_END = re.compile(r"-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----")
 _PEM_BODY = re.compile(r"(?:[A-Za-z0-9+/=]{8,}|(?:Proc-Type|DEK-Info|Comment):.*)\s*$")
@@ -64,11 +56,7 @@ class MaskState:
         self.counts: Counter[str] = Counter()
         self.pem_open: set[str] = set()  # stream tags with an unterminated private-key block
         self.netrc_wandb_lines = 0
-        self.learned: dict[str, str] = {}  # identity value -> entity, in the order first seen
-        self._learned_count: Counter[str] = Counter()
-        self._learned_rx: re.Pattern[str] | None = None
-        self._learned_shape_rx: re.Pattern[bytes] | None = None
-        self._learned_shapes: dict[bytes, bool] = {}  # line shape -> may hold a learned name (until next learn)
+        self.learned = LearnedNames()
         self._shapes: dict[bytes, bool] = {}
         self._segments: dict[str, tuple[str, tuple[str, ...], tuple[Span, ...]]] = {}
         self._operators = {
@@ -82,7 +70,7 @@ class MaskState:
     def clean(self, text: str, masker: Masker, shape: bytes | None = None) -> bool:
         """True when no recognizer can fire on ``text`` (verdict cached by the line's digit-folded shape)."""
         if shape is None:
-            shape = _shape(text)
+            shape = line_shape(text)
         verdict = self._shapes.get(shape)
         if verdict is None:
             verdict = not masker.may_hold(text)
@@ -107,63 +95,27 @@ class MaskState:
             else:
                 masked = text
             for s in spans:
-                if s.entity in _LEARNABLE and s.pattern not in _SELF_EVIDENT:
-                    self._learn(s.entity, text[s.start : s.end])
+                self.learned.learn(s.entity, text[s.start : s.end], s.pattern)
             hit = (masked, tuple(KINDS[s.entity].key for s in spans), spans)
             if len(self._segments) >= _MAX_SEGMENTS:
                 self._segments.clear()
             self._segments[text] = hit
         return hit
 
-    def _learn(self, entity: str, value: str) -> None:
-        if (
-            value not in self.learned
-            and self._learned_count[entity] < _LEARNABLE[entity]
-            and _LEARNABLE_NAME.fullmatch(value)
-            and value.lower() not in _NOT_LEARNED
-        ):
-            self.learned[value] = entity
-            self._learned_count[entity] += 1
-            self._learned_rx = self._learned_shape_rx = None
-            self._learned_shapes.clear()
-
-    def may_hold_learned(self, shape: bytes) -> bool:
-        """Cheap and cached per line shape: could a learned name occur in this line?"""
-        verdict = self._learned_shapes.get(shape)
-        if verdict is None:
-            if self._learned_shape_rx is None:
-                folded = sorted({_shape(name) for name in self.learned}, key=len, reverse=True)
-                self._learned_shape_rx = re.compile(b"|".join(map(re.escape, folded)))
-            verdict = self._learned_shape_rx.search(shape) is not None
-            if len(self._learned_shapes) >= _MAX_SHAPES:
-                self._learned_shapes.clear()
-            self._learned_shapes[shape] = verdict
-        return verdict
-
     def mask_learned(self, text: str) -> str:
-        """Mask later mentions of learned identities as whole words: /scratch/mchen -> /scratch/<USER_1>."""
-        if self._learned_rx is None:
-            names = sorted(self.learned, key=len, reverse=True)
-            self._learned_rx = re.compile(r"(?<![A-Za-z0-9<])(?:" + "|".join(map(re.escape, names)) + r")(?![A-Za-z0-9])")
-        if not self._learned_rx.search(text):
-            return text
+        """Mask later mentions of learned names: /data/mchen/ckpt -> /data/<USER_1>/ckpt."""
 
-        def replace(m: re.Match[str]) -> str:
-            entity = self.learned[m.group()]
+        def replace(entity: str, value: str) -> str:
             self.counts[KINDS[entity].key] += 1
-            return self.pseudonyms.placeholder(entity, m.group())
+            return self.pseudonyms.placeholder(entity, value)
 
-        return self._learned_rx.sub(replace, text)
+        return self.learned.mask(text, replace)
 
     def segment(self, text: str, masker: Masker) -> str:
         masked, keys, _ = self.analyse(text, masker)
         if keys:
             self.counts.update(keys)
         return masked
-
-
-def _shape(text: str) -> bytes:
-    return text.encode("utf-8", "surrogatepass").translate(_DIGITS_TO_ZERO)
 
 
 def mask_segment(text: str, masker: Masker, state: MaskState, shape: bytes | None = None) -> str:
@@ -206,9 +158,9 @@ def _pem_continuation(line: str, tag: str, masker: Masker, state: MaskState) -> 
 
 def mask_line(line: str, masker: Masker, state: MaskState) -> str:
     """Mask one line of a log, carrying multi-line state (PEM blocks, netrc entries, learned names)."""
-    shape = _shape(line)
+    shape = line_shape(line)
     out = _mask_line(line, shape, masker, state)
-    if state.learned and state.may_hold_learned(shape if out is line else _shape(out)):
+    if state.learned and state.learned.may_occur(shape if out is line else line_shape(out)):
         return state.mask_learned(out)
     return out
 

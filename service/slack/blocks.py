@@ -29,7 +29,7 @@ URL_LENGTH = 3_000
 INPUT_MAX_LENGTH = 3_000
 FALLBACK_TEXT = 3_000  # Slack keeps 40,000; a notification needs far less
 
-EVIDENCE_LINE = 300  # one log line in the evidence block
+EVIDENCE_LINE = 600  # one log line in the evidence block (a CUDA OOM message is ~450)
 
 ACTION_FOLLOWUP = "crashdoc_followup"  # button: opens the question box
 ACTION_ASK = "crashdoc_ask"  # the question box itself (Enter sends it)
@@ -66,34 +66,49 @@ def _fence_safe(text: str) -> str:
 
 _LINK = re.compile(r"\[([^\]]+)\]\((https?://[^)\s]+)\)")
 _BOLD = re.compile(r"\*\*(.+?)\*\*")
+_ITALIC = re.compile(r"(?<![*\w])\*(?![\s*])(.+?)(?<![\s*])\*(?![*\w])")
 _HEADING = re.compile(r"^#{1,6}\s+(.*)$")
 _BULLET = re.compile(r"^(\s*)[-*]\s+")
+_NUMBERED = re.compile(r"^\s*\d+[.)]\s+")
 _FENCE_LANG = re.compile(r"^(\s*)```[\w+.-]+\s*$")
 
 
 def _inline(segment: str) -> str:
     segment = _LINK.sub(lambda m: f"<{m.group(2)}|{m.group(1)}>", segment)
-    return _BOLD.sub(r"*\1*", segment)
+    segment = _BOLD.sub("\x00\\1\x00", segment)  # markdown **bold** is mrkdwn *bold*
+    segment = _ITALIC.sub(r"_\1_", segment)  # markdown *italic* is mrkdwn _italic_
+    return segment.replace("\x00", "*")
 
 
 def mrkdwn(markdown: str) -> str:
-    """The KB's and the chat's markdown as Slack mrkdwn (links, bold, headings, bullets, fences)."""
+    """The KB's and the chat's markdown as Slack mrkdwn (links, bold, headings, bullets, fences).
+
+    Soft-wrapped lines are joined: Slack breaks every newline, markdown does not.
+    """
     out: list[str] = []
     in_fence = False
+    joinable = False  # the previous line is prose that a soft-wrapped line may continue
     for line in escape(markdown).splitlines():
         if line.strip().startswith("```"):
             in_fence = not in_fence
             out.append(_FENCE_LANG.sub(r"\1```", line))
+            joinable = False
             continue
         if in_fence:
             out.append(line)
             continue
         heading = _HEADING.match(line)
+        starts_block = bool(heading or _BULLET.match(line) or _NUMBERED.match(line) or line.lstrip().startswith(("&gt;", "|")))
         if heading:
-            line = f"*{heading.group(1)}*"
+            line = f"**{heading.group(1)}**"  # bold, after the inline pass below
         line = _BULLET.sub(r"\1• ", line)
         parts = line.split("`")  # odd parts are inline code: left alone
-        out.append("`".join(_inline(p) if i % 2 == 0 else p for i, p in enumerate(parts)))
+        line = "`".join(_inline(p) if i % 2 == 0 else p for i, p in enumerate(parts))
+        if joinable and line.strip() and not starts_block:
+            out[-1] += " " + line.strip()
+            continue
+        out.append(line)
+        joinable = bool(line.strip()) and not heading
     return "\n".join(out)
 
 
@@ -263,7 +278,8 @@ def answer_message(diagnosis_id: str, asked: Message, answered: Message, public_
         notes.insert(0, "Cites " + ", ".join(f"`{escape(c.ref)}`" for c in answered.citations))
     tail = [_context(*notes), _actions(diagnosis_id, page, "Ask another")]
     more = f"… the rest on <{page}|the web page>" if page else "… the rest: GET /v1/diagnoses/" + diagnosis_id + "/messages"
-    return _message(f"crashdoc on {diagnosis_id}: {escape(answered.text)}", _fit(head, middle, tail, more), in_channel=True)
+    gist = clip(" ".join(answered.text.split()), 200)
+    return _message(f"crashdoc on {diagnosis_id}: {escape(gist)}", _fit(head, middle, tail, more), in_channel=True)
 
 
 def followup_prompt(diagnosis_id: str, command: str, max_chars: int) -> SlackMessage:
@@ -285,12 +301,19 @@ def followup_prompt(diagnosis_id: str, command: str, max_chars: int) -> SlackMes
     return _message(f"Ask a follow-up about {diagnosis_id}", [box, hint])
 
 
-def kb_message(words: str, entries: list[Entry], command: str) -> SlackMessage:
+def _entry_title(entry: Entry, public_url: str | None) -> str:
+    """The entry's title, linked to its page on the web when the service knows its address."""
+    title = escape(entry.title)
+    return f"<{public_url.rstrip('/')}/kb/{entry.id}|{title}>" if public_url else title
+
+
+def kb_message(words: str, entries: list[Entry], command: str, public_url: str | None) -> SlackMessage:
     if not entries:
         text = f"No encyclopedia entry matches “{escape(words)}”. Try the error message's own words (e.g. `CUDA out of memory`)."
         return _message(text, [_section(text)])
     head = [_section(f"*Encyclopedia entries for* “{escape(clip(words, 200))}”")]
-    middle = [_section(f"*{escape(e.title)}*  `{e.id}` · {escape(e.meta.category)}\n{escape(e.meta.summary)}") for e in entries]
+    middle = [_section(f"*{_entry_title(e, public_url)}*  `{e.id}` · {escape(e.meta.category)}\n{escape(e.meta.summary)}")
+              for e in entries]
     tail = [_context(f"Diagnose a run: `{escape(command)} <pasted log>`")]
     return _message(f"{len(entries)} encyclopedia entries for “{escape(words)}”", _fit(head, middle, tail, "…"))
 

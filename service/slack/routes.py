@@ -16,8 +16,7 @@ from anyio import to_thread
 from fastapi import APIRouter, BackgroundTasks, Request, Response
 from fastapi.responses import JSONResponse
 
-from service.api.errors import error_body
-from service.errors import BadRequest, TooLarge
+from service.errors import BadRequest, ConfigError, TooLarge
 from service.pipeline import Engine
 from service.settings import Settings
 from service.slack import blocks, handlers
@@ -43,10 +42,12 @@ router = APIRouter(prefix="/slack", tags=["slack"])
 MAX_BODY_BYTES = 1024 * 1024
 DEFAULT_COMMAND = "/crashdoc"
 
-_NOT_CONFIGURED = (
-    "Slack is not set up on this server: set CRASHDOC_SLACK_SIGNING_SECRET to the Slack app's Signing Secret "
-    "(README, section Slack)."
-)
+
+class SlackNotConfigured(ConfigError):
+    """No signing secret: nothing can be verified, so Slack is off (the rest of the service is fine)."""
+
+    code = "slack_not_configured"
+    status = 503
 
 
 def _settings(request: Request) -> Settings:
@@ -71,12 +72,14 @@ async def _read_body(request: Request) -> bytes:
     return b"".join(chunks)
 
 
-async def _signed_form(request: Request) -> dict[str, str] | JSONResponse:
-    """The verified form fields, or the 503 answer when no signing secret is configured."""
+async def _signed_form(request: Request) -> dict[str, str]:
+    """The form fields of a request Slack signed; refused before anything else is read or done."""
     secret = _settings(request).slack_signing_secret
     if secret is None or not secret.get_secret_value().strip():
-        rid = getattr(request.state, "request_id", None)
-        return JSONResponse(error_body("slack_not_configured", _NOT_CONFIGURED, rid), status_code=503)
+        raise SlackNotConfigured(
+            "Slack is not set up on this server.",
+            hint="Set CRASHDOC_SLACK_SIGNING_SECRET to the Slack app's Signing Secret (README, section Slack).",
+        )
     body = await _read_body(request)
     verify_request(secret.get_secret_value(), body, request.headers)
     try:
@@ -93,8 +96,6 @@ def _response_url(settings: Settings, value: object) -> str:
 @router.post("/commands", summary="Slack slash command /crashdoc")
 async def slash_command(request: Request, background: BackgroundTasks) -> Response:
     form = await _signed_form(request)
-    if isinstance(form, JSONResponse):
-        return form
     if form.get("ssl_check") == "1":  # Slack checking the certificate; nothing to do
         return Response(status_code=200)
     settings, engine = _settings(request), _engine(request)
@@ -111,7 +112,7 @@ async def slash_command(request: Request, background: BackgroundTasks) -> Respon
             message = blocks.too_long_message(chars, settings.public_url, command)
         case SearchKb(words=words):
             entries = await to_thread.run_sync(handlers.search_kb, engine, words)
-            message = blocks.kb_message(words, entries, command)
+            message = blocks.kb_message(words, entries, command, settings.public_url)
         case Diagnose(log=text):
             url = _response_url(settings, form.get("response_url"))
             background.add_task(deliver, url, partial(handlers.diagnose_pasted, engine, text, settings.public_url), what="diagnose")
@@ -131,8 +132,6 @@ async def slash_command(request: Request, background: BackgroundTasks) -> Respon
 @router.post("/interactions", summary="Slack interactivity (the follow-up button and question box)")
 async def interaction(request: Request, background: BackgroundTasks) -> Response:
     form = await _signed_form(request)
-    if isinstance(form, JSONResponse):
-        return form
     try:
         payload = json.loads(form.get("payload", ""))
     except ValueError as exc:

@@ -166,10 +166,21 @@ def _names_library(entry: Entry, lib: Library) -> bool:
     return any(t.lower() in lib.names for t in entry.meta.tags) or bool(software_for(entry, lib))
 
 
+_BLOCK_START = re.compile(r"^\s*(```|[-*+] |\d+[.)] )")
+
+
 def first_fix(entry: Entry) -> str:
-    """The first line of the entry's first fix step: the most targeted fix, for a card."""
+    """The opening sentence(s) of the entry's first fix step, up to its first list or code block: for a card."""
     steps = section_steps(entry.section("fix"))
-    return steps[0].partition("\n")[0] if steps else ""
+    if not steps:
+        return ""
+    first, *rest = steps[0].splitlines()
+    lines = [first]
+    for line in rest:
+        if not line.strip() or _BLOCK_START.match(line):
+            break
+        lines.append(line.strip())
+    return " ".join(lines)
 
 
 def entries_for_library(kb: KnowledgeBase, lib: Library) -> list[Entry]:
@@ -188,6 +199,20 @@ def by_phase(entries: list[Entry]) -> list[tuple[Phase, list[Entry]]]:
     return [(p, groups[p.key]) for p in PHASES if groups[p.key]]
 
 
+def telltale(entry: Entry) -> str:
+    """The message that identifies the entry on a card: the first one that reads whole (not a cut-off fragment)."""
+    messages = entry.meta.signals.messages
+    return next((m for m in messages if len(m) >= 16 and not m.rstrip().endswith(("(", "[", "{"))), messages[0])
+
+
+# How the catalogue's category names read in a title.
+CATEGORY_TITLES = {"cuda": "CUDA", "deepspeed": "DeepSpeed", "infra": "Infrastructure"}
+
+
+def category_title(name: str) -> str:
+    return CATEGORY_TITLES.get(name, name.capitalize())
+
+
 def categories(kb: KnowledgeBase) -> dict[str, list[Entry]]:
     out: dict[str, list[Entry]] = {}
     for e in sorted(kb.entries.values(), key=lambda e: (e.meta.category, e.title.lower())):
@@ -195,14 +220,20 @@ def categories(kb: KnowledgeBase) -> dict[str, list[Entry]]:
     return out
 
 
-def search(kb: KnowledgeBase, index: Index, query: str, limit: int = 30) -> list[Entry]:
+_RELATIVE_FLOOR = 0.35  # of the best BM25 score
+
+
+def search(kb: KnowledgeBase, index: Index, query: str, limit: int = 20) -> list[Entry]:
     """An exact id first, then BM25 over the text retrieval indexes, then substring matches (id, title, summary, tags, messages)."""
     query = query.strip()[:200]
     if not query:
         return []
     needle = query.lower()
     found = [needle] if needle in kb.entries else []
-    found += [eid for eid, _ in lexical_search(index, query, limit) if eid not in found]
+    lexical = lexical_search(index, query, limit)
+    top = lexical[0][1] if lexical else 0.0
+    # A word shared with many entries ("error", "cuda") gives a long tail of weak matches: keep the strong ones.
+    found += [eid for eid, score in lexical if score >= _RELATIVE_FLOOR * top and eid not in found]
     for e in sorted(kb.entries.values(), key=lambda e: e.id):
         hay = " ".join([e.id, e.title, e.meta.summary, *e.meta.tags, *e.meta.signals.messages]).lower()
         if needle in hay and e.id not in found:

@@ -13,7 +13,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import RedirectResponse, Response
 
 from retrieval.kb import Entry
-from service.errors import InputError, NotFound
+from service.errors import AuthError, CrashdocError, InputError, NotFound, QuotaExceeded
 from service.pipeline import Engine, ask, diagnose, history_of
 from service.web import encyclopedia as enc
 from service.web.forms import read_run
@@ -31,6 +31,14 @@ def _engine(request: Request) -> Engine:
     return request.app.state.engine  # type: ignore[no-any-return]
 
 
+# Errors a person can act on, shown on the page they came from (the API maps the same tree to JSON).
+_SHOWN_ON_PAGE = (InputError, AuthError, QuotaExceeded)
+
+
+def _retry_after(exc: CrashdocError) -> dict[str, str]:
+    return {"Retry-After": str(exc.retry_after_s)} if isinstance(exc, QuotaExceeded) else {}
+
+
 def _not_found(what: str, hint: str) -> Response:
     return page("error.html", status=404, title="Not found", message=what, hint=hint)
 
@@ -46,14 +54,19 @@ def home(request: Request) -> Response:
 
 @router.post("/")
 async def submit(request: Request) -> Response:
-    """The form without JavaScript: diagnose, then show the diagnosis (POST-redirect-GET)."""
+    """The form without JavaScript: diagnose, then show the diagnosis (POST-redirect-GET).
+    The same rules as ``POST /v1/diagnoses``: who may call, and the daily allowance."""
+    from service.api.auth import caller, spending  # here: the API's package imports the pages
+
     engine = _engine(request)
     try:
-        sources = await read_run(request, engine.limits)
-        d = await to_thread.run_sync(lambda: diagnose(engine, sources))
-    except InputError as exc:
-        return page("index.html", status=exc.status, limits=engine.limits, kinds=masked_kinds(),
-                    llm=bool(engine.settings.llm_model), error=exc)
+        who = caller(request, None)
+        async with spending(request, who, "diagnosis"):
+            sources = await read_run(request, engine.limits)
+            d = await to_thread.run_sync(lambda: diagnose(engine, sources, workspace_id=who.workspace_id))
+    except _SHOWN_ON_PAGE as exc:
+        return page("index.html", status=exc.status, headers=_retry_after(exc), limits=engine.limits,
+                    kinds=masked_kinds(), llm=bool(engine.settings.llm_model), error=exc)
     return RedirectResponse(f"/d/{quote(d.id)}", status_code=303)
 
 
@@ -99,16 +112,21 @@ def chat_fragment(diagnosis_id: str, request: Request) -> Response:
 @router.post("/d/{diagnosis_id}/ask")
 async def ask_form(diagnosis_id: str, request: Request) -> Response:
     """The chat without JavaScript: ask, then show the page again at the conversation."""
+    from service.api.auth import caller, spending  # here: the API's package imports the pages
+
     engine = _engine(request)
     form = await request.form(max_files=0, max_fields=4, max_part_size=64 * 1024)
     question = form.get("question")
     try:
-        await to_thread.run_sync(lambda: ask(engine, diagnosis_id, question if isinstance(question, str) else ""))
+        who = caller(request, None)
+        async with spending(request, who, "question"):
+            await to_thread.run_sync(lambda: ask(engine, diagnosis_id, question if isinstance(question, str) else "",
+                                                 workspace_id=who.workspace_id))
     except NotFound:
         return _not_found("There is no diagnosis with this id.", "Paste the log again.")
-    except InputError as exc:
+    except _SHOWN_ON_PAGE as exc:
         ctx = await to_thread.run_sync(lambda: _diagnosis_context(engine, diagnosis_id))
-        return page("diagnosis.html", status=exc.status, headers=_PRIVATE, chat_error=exc, **ctx)
+        return page("diagnosis.html", status=exc.status, headers={**_PRIVATE, **_retry_after(exc)}, chat_error=exc, **ctx)
     return RedirectResponse(f"/d/{quote(diagnosis_id)}#chat", status_code=303)
 
 
@@ -134,8 +152,9 @@ def kb_category(name: str, request: Request) -> Response:
     entries = enc.categories(_engine(request).kb).get(name)
     if not entries:
         return _not_found(f"There is no category '{name}'.", "The encyclopedia lists the categories.")
-    return page("kb_hub.html", kind="category", title=name.capitalize(), name=name, groups=enc.by_phase(entries),
-                library=None, count=len(entries), software_for=enc.software_for, first_fix=enc.first_fix)
+    return page("kb_hub.html", kind="category", title=enc.category_title(name), name=name, groups=enc.by_phase(entries),
+                library=None, count=len(entries), software_for=enc.software_for, first_fix=enc.first_fix,
+                telltale=enc.telltale)
 
 
 @router.get("/kb/library/{name}")
@@ -145,7 +164,8 @@ def kb_library(name: str, request: Request) -> Response:
     if lib is None or not entries:
         return _not_found(f"There is no library hub '{name}'.", "The encyclopedia lists the libraries.")
     return page("kb_hub.html", kind="library", title=lib.title, name=name, groups=enc.by_phase(entries), library=lib,
-                count=len(entries), software_for=enc.software_for, first_fix=enc.first_fix)
+                count=len(entries), software_for=enc.software_for, first_fix=enc.first_fix,
+                telltale=enc.telltale)
 
 
 @router.get("/kb/{entry_id}")

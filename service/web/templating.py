@@ -18,6 +18,7 @@ from starlette.responses import HTMLResponse
 from retrieval.kb import SECTIONS
 from service.chat.models import Citation
 from service.masking.kinds import KINDS
+from service.web.encyclopedia import category_title
 from service.web.markdown import render_markdown
 
 HERE = Path(__file__).resolve().parent
@@ -134,7 +135,7 @@ def environment() -> Environment:
         lstrip_blocks=True,
     )
     env.filters.update(markdown=render_markdown, percent=percent, humanize=humanize, step=step_markdown,
-                       link_entries=link_entries)
+                       link_entries=link_entries, category=category_title)
     env.globals.update(static_url=static_url, line_anchor=line_anchor, citation_link=citation_link,
                        confidence_label=confidence_label, section_titles=SECTION_TITLES)
     return env
