@@ -77,7 +77,8 @@ def _looks_binary(sample: bytes) -> bool:
     return control > max(8, len(sample) // 10)
 
 
-def _clean_line(line: str, max_chars: int) -> tuple[str, bool]:
+def clean_line(line: str, max_chars: int) -> tuple[str, bool]:
+    """One line as a terminal would show it: last carriage-return redraw, no ANSI, cut at ``max_chars``."""
     if "\r" in line:
         # tqdm redraws: keep the last non-empty segment, what the terminal finally showed.
         segments = [s for s in line.split("\r") if s.strip()]
@@ -111,7 +112,7 @@ def decode(name: str, data: bytes, limits: Limits) -> LogFile:
     lines: list[str] = []
     truncated = 0
     for raw in raw_lines:
-        line, cut = _clean_line(raw, limits.max_line_chars)
+        line, cut = clean_line(raw, limits.max_line_chars)
         truncated += cut
         lines.append(line)
     return LogFile(name=name, lines=lines, bytes_in=len(data), truncated_lines=truncated)

@@ -72,7 +72,7 @@ DETERMINISTIC = [
     ("Why does this happen?", f"section:{FUSED}#mechanism"),
     ("What if I can't change the optimizer?", f"section:{FUSED}#fix"),
     ("Which GPU and driver versions did this run use?", "fact:gpu_model"),
-    ("Which rank failed first?", "text:failed first"),
+    ("Which rank failed first?", "ranks:"),
     ("Could it be something else?", "text:Other candidates"),
     ("What is a good recipe for pasta carbonara?", "text:outside what I know"),
 ]
@@ -85,7 +85,10 @@ def test_deterministic_answer_points_at_the_right_material(client, fused, questi
     answer = r.json()["answer"]
     assert answer["role"] == "assistant" and answer["composer"] == "deterministic"
     kind, _, what = expected.partition(":")
-    if kind == "text":
+    if kind == "ranks":  # the rank timeline, or a plain "this log has no ranks"
+        rank = fused["initiating_rank"]
+        assert (f"Rank {rank} failed first" if rank is not None else "no rank information") in answer["text"]
+    elif kind == "text":
         assert what in answer["text"]
     else:
         assert expected in _cites(answer)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
+import logging
 import queue
 import threading
 import time
@@ -340,6 +341,12 @@ def test_without_a_signing_secret_slack_answers_503(settings, engine) -> None:  
         assert "CRASHDOC_SLACK_SIGNING_SECRET" in r.json()["error"]["message"]
 
 
+def test_crashdoc_serve_mounts_slack_and_keeps_it_off_without_a_secret(server) -> None:  # type: ignore[no-untyped-def]
+    body = command_body(OOM_LOG, "https://hooks.slack.com/commands/T0001/1/abc")
+    r = httpx.post(f"{server.url}/slack/commands", content=body, headers=signed_headers(body), timeout=30)
+    assert r.status_code == 503 and r.json()["error"]["code"] == "slack_not_configured"
+
+
 # ---------------------------------------------------------------- response_url (SSRF guard)
 
 RESPONSE_URLS = [
@@ -390,6 +397,16 @@ class Diagnosed:
     posts_before_release: int
     post: dict[str, Any]
     diagnosis_id: str
+    logged: list[str]
+
+
+class _Recorder(logging.Handler):
+    def __init__(self) -> None:
+        super().__init__(logging.DEBUG)
+        self.lines: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.lines.append(record.getMessage())
 
 
 @pytest.fixture(scope="module")
@@ -404,14 +421,22 @@ def diagnosed(crashdoc: Crashdoc, hook: SlackHook) -> Diagnosed:
         return real(*args, **kwargs)
 
     url = hook.new_url()
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(handlers, "diagnose", held)
-        ack = crashdoc.command(OOM_LOG, url)
-        before = hook.count(url)
-        release.set()
-        post = hook.next(url)
+    recorder, crashdoc_log = _Recorder(), logging.getLogger("crashdoc")
+    crashdoc_log.addHandler(recorder)
+    level = crashdoc_log.level
+    crashdoc_log.setLevel(logging.DEBUG)
+    try:
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setattr(handlers, "diagnose", held)
+            ack = crashdoc.command(OOM_LOG, url)
+            before = hook.count(url)
+            release.set()
+            post = hook.next(url)
+    finally:
+        crashdoc_log.removeHandler(recorder)
+        crashdoc_log.setLevel(level)
     actions = next(b for b in post["blocks"] if b["type"] == "actions")
-    return Diagnosed(ack, before, post, actions["elements"][0]["value"])
+    return Diagnosed(ack, before, post, actions["elements"][0]["value"], recorder.lines)
 
 
 def test_pasted_log_is_acknowledged_at_once_as_an_ephemeral_message(diagnosed: Diagnosed) -> None:
@@ -450,6 +475,9 @@ def test_the_pasted_log_is_masked_like_everything_else(diagnosed: Diagnosed, eng
     assert stored.masked.get("hf_token") == 1 and stored.masked.get("email") == 1
     for text in (all_text(diagnosed.post), stored.model_dump_json(), json.dumps([e.model_dump() for e in excerpt])):
         assert HF_TOKEN not in text and EMAIL not in text
+    # The service logs what happened, never what the log said.
+    assert any("slack command diagnose" in line for line in diagnosed.logged)
+    assert not [line for line in diagnosed.logged if HF_TOKEN in line or EMAIL in line or "out of memory" in line]
     # Slack's escaping is undone before the pipeline reads the log: the last line is stored as printed.
     last = [e.text for e in excerpt if e.text.startswith("[rank0]: exit code 1")]
     assert last == ["[rank0]: exit code 1 <see above> & no checkpoint saved"]

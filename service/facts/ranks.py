@@ -65,8 +65,9 @@ _DS_SPAWN = re.compile(r"process (\d+) spawned with command: .*--local_rank=(\d+
 # dmesg "NVRM: Xid (PCI:0000:07:00): 48, pid=28813, name=python, ..."
 _PID_IN_LINE = re.compile(r"^(?:\S+: )?[\w<>.-]+:(\d+):\d+ \[\d+\] (?:\S+ )?NCCL |^\((?:\w+) pid=(\d+)(?:, ip=[^)]*)?\) |NVRM: Xid \([^)]*\): \d+, pid=(\d+)")
 # nvidia-smi's table row "|   4  NVIDIA A100-SXM4-80GB  On  | 00000000:87:00.0 Off |" and dmesg "NVRM: Xid (PCI:0000:87:00): 79"
-_SMI_BUS = re.compile(r"^\|\s+(\d+)\s+[^|]*\|\s*[0-9A-Fa-f]{4,8}:([0-9A-Fa-f]{2}):[0-9A-Fa-f]{2}\.\d")
-_XID_BUS = re.compile(r"NVRM: Xid \(PCI:[0-9A-Fa-f]{4}:([0-9A-Fa-f]{2}):")
+# and nvidia-smi afterwards: "Unable to determine the device handle for GPU0000:00:1D.0: GPU is lost"
+_SMI_BUS = re.compile(r"^\|\s+(\d+)\s+[^|]*\|\s*[0-9A-Fa-f]{4,8}:([0-9A-Fa-f]{2}:[0-9A-Fa-f]{2})\.\d")
+_XID_BUS = re.compile(r"NVRM: Xid \(PCI:[0-9A-Fa-f]{4}:([0-9A-Fa-f]{2}:[0-9A-Fa-f]{2})\)|device handle for GPU[0-9A-Fa-f]{4,8}:([0-9A-Fa-f]{2}:[0-9A-Fa-f]{2})\.")
 # DeepSpeed multi-node: "global_rank_mapping=defaultdict(<class 'list'>, {'worker-0': [0, ..., 7], 'worker-1': [8, ..., 15]})"
 _DS_MAPPING = re.compile(r"global_rank_mapping=defaultdict\(<class 'list'>, (\{.*\})\)")
 # torchrun / DeepSpeed ranks per node: "nproc_per_node=8", "--nproc_per_node 8", "num_local_procs=8", "local_world_size=8"
@@ -180,8 +181,10 @@ class RankMap:
         if m and _first_group(m) in self.by_pid:
             return self.by_pid[_first_group(m)]
         m = _XID_BUS.search(text)
-        if m and self.multi_process and len(self.by_host) <= 1 and m.group(1).lower() in self.by_bus:
-            return self.by_bus[m.group(1).lower()]
+        if m and self.multi_process and len(self.by_host) <= 1:
+            bus = (m.group(1) or m.group(2)).lower()
+            if bus in self.by_bus:
+                return self.by_bus[bus]
         if node_base is None and self.multi_process:
             local = _LOCAL_INDEX.search(text)
             if local and self.by_file.get(file) is None and len(self.by_host) <= 1:

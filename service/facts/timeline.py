@@ -180,6 +180,12 @@ def _error_file_event(f: MaskedFile, rank: int | None) -> tuple[tuple[int, ...],
     return key, ErrorEvent(ref=ref, kind="exception", collateral=False)
 
 
+def _same_stream(previous: str, text: str) -> bool:
+    """Two lines from the same writer: the same prefix (host, node tag, rank prefix) or none at all."""
+    a, b = _PREFIX.match(previous), _PREFIX.match(text)
+    return (a.group(0).strip() if a else "") == (b.group(0).strip() if b else "")
+
+
 def _self_named_rank(lines: list[str], i: int) -> int | None:
     """The rank an exception's continuation lines name about themselves ("... did not receive grad for rank 3")."""
     for text in lines[i : i + 8]:
@@ -201,6 +207,7 @@ class _FileScan:
     block_rank: int | None = None
     entries: list[BlockEntry] = field(default_factory=list)
     context_rank: int | None = None
+    last_event: tuple[int | None, int] | None = None  # (rank, line) of the previous event line
     open_tracebacks: dict[int | None, tuple[tuple[int, ...], int]] = field(default_factory=dict)
 
 
@@ -247,6 +254,9 @@ def scan(files: Sequence[MaskedFile], rm: RankMap) -> Timeline:
                 rank = int(next(g for g in m.groups() if g is not None)) if m else _self_named_rank(f.lines, i)
             if rank is None and st.context_rank is not None:
                 rank = st.context_rank
+            if rank is None and st.last_event is not None and i - st.last_event[1] <= 3 and _same_stream(f.lines[st.last_event[1] - 1], text):
+                rank = st.last_event[0]
+            st.last_event = (rank, i)
             rank_of[(f.name, i)] = rank
             if rank is not None:
                 ranks.add(rank)
