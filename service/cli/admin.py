@@ -107,7 +107,7 @@ def workspace_list(args: argparse.Namespace) -> int:
         return 0
     used = acc.counts([w.id for w in spaces], now.date())
     keys: dict[str, int] = {}
-    for k in acc.keys():
+    for k in acc.api_keys():
         if k.revoked_at is None:
             keys[k.workspace_id] = keys.get(k.workspace_id, 0) + 1
 
@@ -145,7 +145,7 @@ def key_create(args: argparse.Namespace) -> int:
 def key_list(args: argparse.Namespace) -> int:
     acc = _accounts()
     names = {w.id: w.name for w in acc.workspaces()}
-    found = acc.keys(args.workspace)
+    found = acc.api_keys(args.workspace)
     if not found:
         _note("no keys yet: crashdoc admin key create WORKSPACE")
         return 0

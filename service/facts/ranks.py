@@ -72,6 +72,8 @@ _XID_BUS = re.compile(r"NVRM: Xid \(PCI:[0-9A-Fa-f]{4}:([0-9A-Fa-f]{2}:[0-9A-Fa-
 _DS_MAPPING = re.compile(r"global_rank_mapping=defaultdict\(<class 'list'>, (\{.*\})\)")
 # torchrun / DeepSpeed ranks per node: "nproc_per_node=8", "--nproc_per_node 8", "num_local_procs=8", "local_world_size=8"
 _PER_NODE = re.compile(r"(?:nproc[_-]per[_-]node|num_local_procs|local_world_size)[=: ]+(\d+)")
+# vLLM / SGLang tensor-parallel workers are ranks too: "tensor_parallel_size=2"
+_TP_SIZE = re.compile(r"tensor_parallel_size=(\d+)")
 _TORCHRUN_HINT = re.compile(r"torch\.distributed\.elastic|torch/distributed/(?:run|elastic)|\btorchrun\b|\[default\d+\]:")
 
 # Timestamps: "2024-05-01 12:00:03,123", "2024-05-01T12:00:03.123Z", torchrun's summary "2024-05-01_12:00:03",
@@ -162,6 +164,7 @@ class RankMap:
     by_bus: dict[str, int] = field(default_factory=dict)  # PCI bus -> GPU index, from nvidia-smi's table
     per_node: int | None = None
     multi_process: bool = False
+    torchrun: bool = False  # torchrun / torch.distributed.elastic launched the ranks
 
     def rank_of(self, file: str, text: str) -> int | None:
         """The global rank that printed ``text`` in ``file``, or None when nothing says."""
@@ -250,8 +253,11 @@ def rank_map(files: Sequence[MaskedFile], world_size: int | None = None) -> Rank
                 pending_rank = None
             if rm.per_node is None and (m := _PER_NODE.search(text)):
                 rm.per_node = int(m.group(1)) or None
+            if "tensor_parallel_size" in text and (m := _TP_SIZE.search(text)) and int(m.group(1)) > 1:
+                world_size = max(world_size or 0, int(m.group(1)))
         if len(offsets) == 1 and (offset := offsets.pop()) > 0:
             rm.file_offsets[f.name] = offset
+        rm.torchrun = rm.torchrun or torchrun_hint
         if numeric_lines >= 5 and numeric_lines >= 0.05 * len(f.lines):
             rm.numeric_files.add(f.name)
             if torchrun_hint:

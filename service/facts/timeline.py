@@ -78,7 +78,8 @@ ERROR_PATTERNS: tuple[ErrorPattern, ...] = (
     _err("nccl-error", r"ncclUnhandledCudaError|ncclSystemError|ncclInternalError|ncclInvalidUsage|ncclRemoteError|NCCL error|NET/IB.*error|Duplicate GPU detected|NCCL WARN"),
     _err("killed", r"\bKilled\b|exitcode\s*:\s*-9\b|Signal 9 \(SIGKILL\)|oom-kill|Out of memory: Killed process|OOMKilled|exit code 137|SIGKILL"),
     _err("signal", r"Signal \d+ \(SIG\w+\) received|Fatal Python error|Segmentation fault|SIGSEGV|SIGBUS|Bus error|core dumped|SIGHUP|death signal|exitcode\s*:\s*-\d+\b"),
-    _err("hardware", r"NVRM: Xid|fallen off the bus|uncorrectable ECC|ECC error"),
+    # dmesg "NVRM: Xid (PCI:0000:3b:00): 79, ..."; nvidia-smi afterwards "Unable to determine the device handle for GPU0000:00:1D.0: GPU is lost"
+    _err("hardware", r"NVRM: Xid|fallen off the bus|uncorrectable ECC|ECC error|GPU is lost|Unable to determine the device handle"),
     # C++ aborts: "terminate called after throwing an instance of 'gloo::EnforceNotMet'" / "[enforce fail at pair.cc:456] ..."
     _err("abort", r"terminate called after throwing an instance of|\[enforce fail at |Assertion `.*' failed\.$"),
     # argparse: "run_summarization.py: error: unrecognized arguments: --lr_sheduler_type cosine"
@@ -88,7 +89,7 @@ ERROR_PATTERNS: tuple[ErrorPattern, ...] = (
     # a traceback; the header and `raise` frames are not events)
     _err("exception", r"^(?:\[?[\w<>.:, -]*\]?(?:<std\w+>)?:? ?)?(?:[a-z_][\w.]*\.)?[A-Z]\w*(?:Error|Exception|Interrupt)\b(?::|$)"),
 )
-_CHEAP = re.compile(r"[Ee]rror|terminate called|enforce fail|NET/|socketProgress|Call to recv|[Ee]xception|Interrupt|[Kk]ill|[Ss]ignal|SIG|[Tt]imed? ?out|[Ff]ail|peer|Broken|CANCELLED|Xid|NCCL WARN|"
+_CHEAP = re.compile(r"[Ee]rror|terminate called|GPU is lost|device handle|enforce fail|NET/|socketProgress|Call to recv|[Ee]xception|Interrupt|[Kk]ill|[Ss]ignal|SIG|[Tt]imed? ?out|[Ff]ail|peer|Broken|CANCELLED|Xid|NCCL WARN|"
                     r"ECC|fault|core dumped|Bus error|exitcode|return code|exit code|abort|Abort|closing signal|OOM|Out of memory")
 
 # torchrun's summary block (between "Failures:" and the closing "=====" rule), one entry per failed rank:
@@ -102,11 +103,14 @@ _ROOT_CAUSE = re.compile(r"Root Cause \(first observed failure\)")
 # Ray "ray.exceptions.RayTaskError(RuntimeError): ray::_RayTrainWorker__execute.get_next() (pid=18301, ip=...)"
 _SPAWN_CONTEXT = re.compile(r"-- Process (\d+) terminated with the following error")
 _RAY_CONTEXT = re.compile(r"RayTaskError\(\w*\): ray::\S+ \(pid=(\d+)")
+# Only rank 0 starts the c10d TCPStore server (env:// rendezvous; torchrun's agent starts its own, outside any rank):
+# "The server socket has failed to listen on any local network address" / "failed to bind to [::]:29500"
+_STORE_SERVER = re.compile(r"The server socket has failed to (?:listen|bind)")
 _TRACEBACK_START = re.compile(r"Traceback \(most recent call last\):\s*$")
 # the rank a desync report or a monitored barrier names: "Rank 5 failed to pass monitoredBarrier", "Ranks 5, 6 failed to pass"
 _NAMED_CULPRIT = re.compile(r"Ranks? (\d+)(?:, \d+)* failed to pass monitoredBarrier|Rank (\d+) is not joining")
 _SIGABRT = re.compile(r"Signal 6 \(SIGABRT\)|exitcode\s*:\s*-6\b|Fatal Python error: Aborted|SIGABRT")
-_PREFIX = re.compile(r"^(?:[\w<>.-]+: )?(?:\d{1,4}: )?(?:\[(?:rank|default)\d+\]:|\[\d+,\d+\]<std\w+>:|\([^)]*pid=\d+[^)]*\) )?\s*")
+_PREFIX = re.compile(r"^(?:\[node[_-]?\d+\] )?(?:[\w<>.-]+: )?(?:\d{1,4}: )?(?:\[(?:rank|default)\d+\]:|\[\d+,\d+\]<std\w+>:|\([^)]*pid=\d+[^)]*\) )?\s*")
 _WATCHDOG_OP = re.compile(r"WorkNCCL\(SeqNum=(\d+), OpType=(\w+)")
 
 
@@ -254,6 +258,8 @@ def scan(files: Sequence[MaskedFile], rm: RankMap) -> Timeline:
                 rank = int(next(g for g in m.groups() if g is not None)) if m else _self_named_rank(f.lines, i)
             if rank is None and st.context_rank is not None:
                 rank = st.context_rank
+            if rank is None and not rm.torchrun and _STORE_SERVER.search(text):
+                rank = 0
             if rank is None and st.last_event is not None and i - st.last_event[1] <= 3 and _same_stream(f.lines[st.last_event[1] - 1], text):
                 rank = st.last_event[0]
             st.last_event = (rank, i)

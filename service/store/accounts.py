@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
-from sqlalchemy import delete, func, select, update
+from sqlalchemy import delete, func, insert, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
@@ -226,7 +226,7 @@ class Accounts:
             s.add(row)
         return ApiKey.of(row), key
 
-    def keys(self, workspace_ref: str | None = None) -> list[ApiKey]:
+    def api_keys(self, workspace_ref: str | None = None) -> list[ApiKey]:
         with self.store.session() as s:
             q = select(ApiKeyRow).order_by(ApiKeyRow.created_at, ApiKeyRow.id)
             if workspace_ref:
@@ -269,37 +269,38 @@ class Accounts:
             return self._consume(s, subject, kind, limit, day)
 
     def _consume(self, s: Session, subject: str, kind: str, limit: int | None, day: date) -> int | None:
-        table = UsageRow.__table__
         dialect = s.get_bind().dialect.name
+        row = {"subject": subject, "day": day, "kind": kind, "count": 1}
+        guard = (UsageRow.count < limit) if limit is not None else None
         if dialect in ("sqlite", "postgresql"):
+            upsert: Any  # the two dialects' Insert classes share on_conflict_do_update but no base type
             if dialect == "sqlite":
-                from sqlalchemy.dialects.sqlite import insert
+                from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+
+                upsert = sqlite_insert(UsageRow).values(**row).on_conflict_do_update(
+                    index_elements=["subject", "day", "kind"], set_={"count": UsageRow.count + 1}, where=guard)
             else:
-                from sqlalchemy.dialects.postgresql import insert
-            stmt = insert(table).values(subject=subject, day=day, kind=kind, count=1)
-            stmt = stmt.on_conflict_do_update(
-                index_elements=["subject", "day", "kind"],
-                set_={"count": table.c.count + 1},
-                where=(table.c.count < limit) if limit is not None else None,
-            ).returning(table.c.count)
-            new = s.execute(stmt).scalar()
+                from sqlalchemy.dialects.postgresql import insert as pg_insert
+
+                upsert = pg_insert(UsageRow).values(**row).on_conflict_do_update(
+                    index_elements=["subject", "day", "kind"], set_={"count": UsageRow.count + 1}, where=guard)
+            new = s.execute(upsert.returning(UsageRow.count)).scalar()
             return int(new) if new is not None else None
         # Any other database: a guarded UPDATE, else the day's first use.
-        match = (table.c.subject == subject) & (table.c.day == day) & (table.c.kind == kind)
-        guard = match if limit is None else match & (table.c.count < limit)
-        if s.execute(update(table).where(guard).values(count=table.c.count + 1)).rowcount:  # type: ignore[attr-defined]
-            return int(s.scalar(select(table.c.count).where(match)) or 0)
-        if s.scalar(select(table.c.count).where(match)) is not None:
+        match = (UsageRow.subject == subject) & (UsageRow.day == day) & (UsageRow.kind == kind)
+        bumped = s.execute(update(UsageRow).where(match if guard is None else match & guard).values(count=UsageRow.count + 1))
+        if bumped.rowcount:  # type: ignore[attr-defined]
+            return int(s.scalar(select(UsageRow.count).where(match)) or 0)
+        if s.scalar(select(UsageRow.count).where(match)) is not None:
             return None
-        s.execute(table.insert().values(subject=subject, day=day, kind=kind, count=1))
+        s.execute(insert(UsageRow).values(**row))
         return 1
 
     def refund(self, subject: str, kind: str, day: date) -> None:
         """Give back one use (the request it was counted for failed)."""
-        table = UsageRow.__table__
         with self.store.session() as s:
-            s.execute(update(table).where((table.c.subject == subject) & (table.c.day == day) & (table.c.kind == kind)
-                                          & (table.c.count > 0)).values(count=table.c.count - 1))
+            s.execute(update(UsageRow).where(UsageRow.subject == subject, UsageRow.day == day, UsageRow.kind == kind,
+                                             UsageRow.count > 0).values(count=UsageRow.count - 1))
 
     def usage(self, subject: str, day: date) -> dict[str, int]:
         with self.store.session() as s:
