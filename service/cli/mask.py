@@ -12,7 +12,7 @@ import io
 import sys
 from collections.abc import Iterator
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -46,9 +46,9 @@ def _lines(name: str, raw: IO[bytes], max_chars: int) -> Iterator[str]:
     from service.errors import BinaryInput
     from service.ingest import _looks_binary, clean_line
 
-    buffered = io.BufferedReader(raw) if not isinstance(raw, io.BufferedReader) else raw  # type: ignore[arg-type]
+    buffered: Any = raw if isinstance(raw, io.BufferedReader) else io.BufferedReader(raw)  # type: ignore[arg-type]
     head = buffered.peek(8192)[:8192]
-    stream: IO[bytes] = gzip.GzipFile(fileobj=buffered) if head.startswith(b"\x1f\x8b") else buffered
+    stream: Any = gzip.GzipFile(fileobj=buffered) if head.startswith(b"\x1f\x8b") else buffered
     if not head.startswith(b"\x1f\x8b") and _looks_binary(head):
         raise BinaryInput(f"{name}: this looks like binary data, not a text log.", hint="Pass the training log as text (or .gz).")
     text = io.TextIOWrapper(stream, encoding="utf-8", errors="replace", newline="\n")
