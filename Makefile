@@ -44,6 +44,7 @@ test: lint typecheck unit gate  ## everything CI runs: lint, types, tests, eval 
 
 bench: setup  ## benchmarks (figures go to benchmarks/results/)
 	$(PY) benchmarks/bench_api.py
+	$(PY) benchmarks/bench_load.py
 	$(PY) benchmarks/bench_mask.py
 
 clean:  ## remove the venv and caches

@@ -22,7 +22,7 @@ FACT_LINES = [
     # (line, fact, value)
     ("GPU 0: NVIDIA H100 80GB HBM3", "gpu_model", "H100 80GB HBM3"),
     ("|   0  NVIDIA A100-SXM4-80GB          On  | 00000000:07:00.0 Off |                    0 |", "gpu_model", "A100-SXM4-80GB"),
-    ("|   0  Tesla V100-SXM2-32GB           On  | 00000000:06:00.0 Off |                    0 |", "gpu_model", "V100-SXM2-32GB"),
+    ("|   0  Tesla V100-SXM2-32GB           On  | 00000000:06:00.0 Off |                    0 |", "gpu_model", "Tesla V100-SXM2-32GB"),
     ("| NVIDIA-SMI 535.104.05   Driver Version: 535.104.05   CUDA Version: 12.2     |", "driver_version", "535.104.05"),
     ("Nvidia driver version: 550.54.15", "driver_version", "550.54.15"),
     ("CUDA used to build PyTorch: 12.1", "cuda_version", "12.1"),

@@ -149,6 +149,15 @@ def test_diagnosis_page_shows_the_whole_diagnosis(client, engine, fused_page):
     assert 'id="ask-form"' in html and 'action="/d/' in html and "messages/stream" in html
 
 
+def test_a_log_with_no_known_failure_gets_an_honest_page(client, engine):
+    r = submit(client, "epoch 1 loss 2.31\nepoch 2 loss 2.05\nsaving checkpoint to /ckpt/epoch2\n")
+    d = engine.store.get(r.headers["location"].rsplit("/", 1)[1])
+    assert d.entry_id is None
+    html = client.get(r.headers["location"]).text
+    assert "No entry of the encyclopedia matched well enough" in html and "badge-low" in html
+    assert 'id="ask-form"' in html
+
+
 def test_diagnosis_page_is_private(client, fused_page):
     h = client.get(fused_page[0]).headers
     assert h["cache-control"] == "no-store" and h["x-robots-tag"] == "noindex"

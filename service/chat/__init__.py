@@ -40,7 +40,9 @@ def answer_stream(d: Diagnosis, question: str, excerpt: list[Evidence], kb: Know
     if not settings.llm_model:
         return answer_deterministic(d, question, excerpt, kb)
     from service.chat.llm import parse_and_validate, stream_llm
+    from service.llm import prepare
 
+    prepare()  # import litellm outside the time budget
     parts: list[str] = []
     try:
         for delta in stream_llm(d, question, excerpt, kb, history, settings):

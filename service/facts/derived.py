@@ -6,6 +6,9 @@
 - ``memory_growth``: allocated memory rising reading after reading before the failure
 - ``tensor_over_int32``: a tensor or ZeRO partition with more than 2^31 - 1 elements
 - ``collectives_differ``: ranks timed out in different collectives (OpType or SeqNum)
+- ``failure_step``: the last training step the log reports (progress lines, else the training progress bar)
+- ``precision`` from a pretty-printed DeepSpeed JSON config (``"bf16": {`` then ``"enabled": true``), when no line said
+- ``world_size`` as nodes x ranks per node, when no line said
 """
 
 from __future__ import annotations
@@ -42,6 +45,14 @@ _MEM_READING = re.compile(
     r"\s*[=:]?\s*(\d+(?:\.\d+)?)\s*([KMGT]i?B|[KMG])\b",
     re.I,
 )
+# progress lines: "step 8410 | loss 2.43", "[step 1200] loss=...", "global_step=1200,", "'step': 500}", "Step 1200/5000 ...",
+# "iteration 1200/ 5000 |" (Megatron); not "at step 8423" in a message, not "max_steps=5000"
+_STEP = re.compile(r"(?<![\w.])(?<!at )(?<!after )(?:global_step|step|iteration|iter)\b['\"]?\s*[=:]?\s*\(?(\d+)\b(?![.%])", re.I)
+# tqdm: " 37%|███▋      | 1850/5000 [1:02:11<1:45:50,  2.02s/it]"
+_TQDM = re.compile(r"\|\s*(\d+)/(\d+) \[")
+# pretty-printed DeepSpeed / accelerate JSON: '    "bf16": {' followed by '        "enabled": true'
+_JSON_PRECISION = re.compile(r'^\s*"(bf16|fp16)":\s*\{\s*$')
+_JSON_ENABLED = re.compile(r'"enabled":\s*(true|false|"auto")', re.I)
 # "WorkNCCL(SeqNum=1021, OpType=ALLREDUCE, ..."
 _WATCHDOG_OP = re.compile(r"WorkNCCL\(SeqNum=(\d+), OpType=(\w+)")
 
@@ -154,6 +165,69 @@ def _collectives_differ(log: MaskedLog) -> Fact | None:
     return None
 
 
+def _failure_step(log: MaskedLog) -> Fact | None:
+    """The highest step the run reached: progress lines, and the training bar (the longest unfinished one)."""
+    best: tuple[int, str, int, str] | None = None
+    bars: dict[int, tuple[int, str, int]] = {}
+    for file, line, text in _lines(log):
+        if "tep" in text or "ter" in text:
+            for m in _STEP.finditer(text):
+                step = int(m.group(1))
+                if best is None or step >= best[0]:
+                    best = (step, file, line, "progress.step")
+        if "/" in text and "[" in text and (m := _TQDM.search(text)):
+            n, total = int(m.group(1)), int(m.group(2))
+            if n < total:  # a finished bar is a data pass or a download, not the run that failed
+                bars[total] = (n, file, line)
+    if bars:
+        n, file, line = bars[max(bars)]  # the training bar: the longest one, not an evaluation loop's
+        if best is None or n > best[0]:
+            best = (n, file, line, "progress.tqdm")
+    return _fact("failure_step", str(best[0]), best[1], best[2], best[3]) if best else None
+
+
+def _json_precision(log: MaskedLog) -> Fact | None:
+    for f in log.files:
+        for i, text in enumerate(f.lines, start=1):
+            if '"' not in text or not (m := _JSON_PRECISION.match(text)):
+                continue
+            for after in f.lines[i : i + 3]:
+                e = _JSON_ENABLED.search(after)
+                if e:
+                    if e.group(1).lower() == "true":
+                        return _fact("precision", m.group(1).lower(), f.name, i, "ds_json.precision")
+                    break
+    return None
+
+
+def _world_from_topology(values: dict[str, Fact]) -> Fact | None:
+    """torchrun: nodes x ranks per node; srun starting the ranks itself: its task count."""
+    launcher = values.get("launcher")
+    tasks, tasks_per_node = values.get("slurm_ntasks"), values.get("slurm_ntasks_per_node")
+    if launcher and launcher.value in ("srun", "mpirun", "python"):
+        if tasks and tasks.value.isdigit():
+            return tasks.model_copy(update={"name": "world_size", "source": "derived.slurm_ntasks"})
+        nodes = values.get("num_nodes")
+        if tasks_per_node and nodes and tasks_per_node.value.isdigit() and nodes.value.isdigit():
+            return tasks_per_node.model_copy(update={"name": "world_size", "value": str(int(nodes.value) * int(tasks_per_node.value)),
+                                                     "source": "derived.slurm_tasks_per_node"})
+    nodes, per_node = values.get("num_nodes"), values.get("nproc_per_node")
+    if nodes and per_node and nodes.value.isdigit() and per_node.value.isdigit():
+        return per_node.model_copy(update={"name": "world_size", "value": str(int(nodes.value) * int(per_node.value)),
+                                           "source": "derived.nodes_x_nproc"})
+    if per_node and per_node.value.isdigit() and not nodes:
+        return per_node.model_copy(update={"name": "world_size", "value": per_node.value, "source": "derived.nproc_single_node"})
+    return None
+
+
+def _plain_python(log: MaskedLog) -> Fact | None:
+    """No launcher in the log but a Python traceback: a plain Python process."""
+    for file, line, text in _lines(log):
+        if "Traceback (most recent call last)" in text:
+            return _fact("launcher", "python", file, line, "derived.traceback_no_launcher")
+    return None
+
+
 def derive(values: dict[str, Fact], log: MaskedLog) -> None:
     """Add the counted and computed facts to ``values`` (never overriding a fact a line stated)."""
     if "gpu_count" not in values and (fact := _gpu_count(log)):
@@ -172,6 +246,8 @@ def derive(values: dict[str, Fact], log: MaskedLog) -> None:
             update={"name": "compute_capability", "value": f"{digits[:-1]}.{digits[-1]}", "source": "derived.gpu_arch"}
         )
     for name, compute in (("oom_fragmented", lambda: _fragmented(values)), ("memory_growth", lambda: _memory_growth(log)),
-                          ("tensor_over_int32", lambda: _over_int32(log)), ("collectives_differ", lambda: _collectives_differ(log))):
+                          ("tensor_over_int32", lambda: _over_int32(log)), ("collectives_differ", lambda: _collectives_differ(log)),
+                          ("failure_step", lambda: _failure_step(log)), ("precision", lambda: _json_precision(log)),
+                          ("launcher", lambda: _plain_python(log)), ("world_size", lambda: _world_from_topology(values))):
         if name not in values and (fact := compute()):
             values[name] = fact

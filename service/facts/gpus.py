@@ -6,6 +6,7 @@ import re
 
 # Most specific first: "A100" must not swallow "A10", "L40S" before "L4".
 _CAPABILITY: tuple[tuple[str, str], ...] = (
+    (r"RTX\s*50\d0|RTX\s*PRO\s*\d000 Blackwell", "12.0"),
     (r"\bB200\b|\bB100\b|\bGB200\b", "10.0"),
     (r"\bH100\b|\bH200\b|\bH800\b|\bH20\b|\bGH200\b", "9.0"),
     (r"\bL40S?\b|\bL4\b|RTX\s*40\d0|RTX\s*6000\s*Ada|\bL20\b", "8.9"),
@@ -35,7 +36,6 @@ def arch(capability: str) -> str:
 
 
 def normalise_model(name: str) -> str:
-    """Strip vendor prefixes and padding: 'NVIDIA H100 80GB HBM3' -> 'H100 80GB HBM3'."""
-    name = re.sub(r"^\s*(?:NVIDIA|Tesla)\s+", "", name.strip(), flags=re.I)
-    name = re.sub(r"^(?:NVIDIA|Tesla)\s+", "", name, flags=re.I)
+    """The name as printed, without the vendor and padding: 'NVIDIA H100 80GB HBM3' -> 'H100 80GB HBM3', 'Tesla T4' stays."""
+    name = re.sub(r"^\s*NVIDIA\s+", "", name.strip(), flags=re.I)
     return re.sub(r"\s{2,}", " ", name).strip()
