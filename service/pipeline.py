@@ -11,6 +11,7 @@ import threading
 import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from functools import cached_property
 
 from retrieval import FusionWeights, Query, build_query, fuse, search_sources
@@ -179,10 +180,21 @@ def _question(engine: Engine, diagnosis_id: str, question: str, workspace_id: st
 
 
 def _store_exchange(engine: Engine, q: _Question, reply: chat.Reply) -> tuple[Message, Message]:
-    engine.store.add_message(q.diagnosis_id, "user", json.dumps({"text": q.masked}), q.workspace_id)
-    engine.store.add_message(q.diagnosis_id, "assistant", reply.model_dump_json(), q.workspace_id)
-    *_, asked, answered = history_of(engine, q.diagnosis_id, q.workspace_id)
+    """Both messages in one transaction; returned as stored (concurrent questions cannot swap them)."""
+    bodies = [("user", json.dumps({"text": q.masked})), ("assistant", reply.model_dump_json())]
+    created = engine.store.add_messages(q.diagnosis_id, bodies, q.workspace_id)
+    asked, answered = (_message(role, body, created) for role, body in bodies)
     return asked, answered
+
+
+def _message(role: str, body: str, created: datetime) -> Message:
+    data = json.loads(body)
+    when = created.isoformat(timespec="seconds")
+    if role == "user":
+        return Message(role=role, text=data["text"], created_at=when)
+    reply = chat.Reply.model_validate(data)
+    return Message(role=role, text=reply.answer, created_at=when, citations=reply.citations, composer=reply.composer,
+                   notes=reply.notes)
 
 
 def ask(engine: Engine, diagnosis_id: str, question: str, *, workspace_id: str | None = None) -> tuple[Message, Message]:
@@ -214,13 +226,4 @@ def ask_stream(engine: Engine, diagnosis_id: str, question: str, *, workspace_id
 
 
 def history_of(engine: Engine, diagnosis_id: str, workspace_id: str | None = None) -> list[Message]:
-    out: list[Message] = []
-    for role, body, created in engine.store.messages(diagnosis_id, workspace_id):
-        data = json.loads(body)
-        if role == "user":
-            out.append(Message(role=role, text=data["text"], created_at=created.isoformat(timespec="seconds")))
-        else:
-            reply = chat.Reply.model_validate(data)
-            out.append(Message(role=role, text=reply.answer, created_at=created.isoformat(timespec="seconds"),
-                               citations=reply.citations, composer=reply.composer, notes=reply.notes))
-    return out
+    return [_message(role, body, created) for role, body, created in engine.store.messages(diagnosis_id, workspace_id)]

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import AsyncGenerator
+
 from fastapi import Request
-from starlette.datastructures import UploadFile
+from starlette.datastructures import FormData, UploadFile
 from starlette.exceptions import HTTPException
+from starlette.formparsers import MultiPartParser
 
 from service.errors import BadRequest, EmptyInput, TooLarge
 from service.ingest import Limits
@@ -32,13 +35,27 @@ async def read_body(request: Request, limit: int) -> bytes:
     return request._body
 
 
+async def _parse_in_memory(request: Request, body: bytes, limits: Limits) -> FormData:
+    """Starlette's multipart parser, with files kept in memory: an unmasked upload never touches disk.
+
+    The body was already read within ``max_upload_bytes``, so holding its parts in memory costs no more.
+    """
+
+    async def once() -> AsyncGenerator[bytes, None]:
+        yield body
+
+    parser = MultiPartParser(request.headers, once(), max_files=limits.max_files + 1, max_fields=limits.max_files + 10)
+    parser.spool_max_size = limits.max_upload_bytes + 1  # SpooledTemporaryFile rolls to disk only past this
+    return await parser.parse()
+
+
 async def read_sources(request: Request, limits: Limits) -> list[Source]:
     """The files of one run from the request, or an InputError that says how to send them."""
     ctype = request.headers.get("content-type", "").split(";")[0].strip().lower()
     body = await read_body(request, limits.max_upload_bytes)
     if ctype == "multipart/form-data":
         try:
-            form = await request.form(max_files=limits.max_files + 1, max_fields=limits.max_files + 10)
+            form = await _parse_in_memory(request, body, limits)
         except HTTPException as exc:  # Starlette's multipart parser stops at max_files + 1 files or a malformed form
             if "Too many" in str(exc.detail):
                 raise TooLarge(f"More than {limits.max_files} files is over the limit of {limits.max_files} per run.",

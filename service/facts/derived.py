@@ -38,13 +38,15 @@ _BIG_TENSOR = (
     re.compile(r"\bnumel[= :]+(\d{10,})"),
     re.compile(r"\b(\d{1,3}(?:,\d{3}){3,}) elements\b"),
 )
-# Memory readings: DeepSpeed see_memory_usage "MA 12.34 GB         Max_MA 13.5 GB"; "MemAllocated=12.3GB";
-# custom "mem_alloc 12.3 GiB", "memory_allocated: 1234.5 MiB", "gpu_mem 12.3G", "allocated 12.3GB"
+# Memory readings on progress lines: "epoch 0 step 100/1251 loss 6.887 mem 7.87GiB", "[mem] step=20 allocated=7.30GiB",
+# "val 10/1563 running_loss 6.426 mem 31.12GiB", DeepSpeed "MemAllocated=12.3GB", "memory_allocated: 1234.5 MiB", "gpu_mem 12.3G"
 _MEM_READING = re.compile(
-    r"(?:\bMA|MemAllocated|mem(?:ory)?[_ ]?alloc(?:ated)?|memory_allocated(?:\(\))?|gpu_mem(?:ory)?|cuda_mem|\ballocated)"
+    r"(?:\bMA|MemAllocated|\bmem(?:ory)?(?:[_ ]?alloc(?:ated)?)?|memory_allocated(?:\(\))?|gpu_mem(?:ory)?|cuda_mem|\ballocated)"
     r"\s*[=:]?\s*(\d+(?:\.\d+)?)\s*([KMGT]i?B|[KMG])\b",
     re.I,
 )
+# a counter on the same line ties a reading to the loop: "step 100", "step=20", "iter: 3999", "batch 12", "val 5/1563", "epoch 3"
+_COUNTER = re.compile(r"\b(?:step|iter(?:ation)?|batch|val|eval|epoch|it)\b\s*[=:]?\s*\d+", re.I)
 # progress lines: "step 8410 | loss 2.43", "[step 1200] loss=...", "global_step=1200,", "'step': 500}", "Step 1200/5000 ...",
 # "iteration 1200/ 5000 |" (Megatron); not "at step 8423" in a message, not "max_steps=5000"
 _STEP = re.compile(r"(?<![\w.])(?<!at )(?<!after )(?:global_step|step|iteration|iter)\b['\"]?\s*[=:]?\s*\(?(\d+)\b(?![.%])", re.I)
@@ -115,22 +117,30 @@ def _fragmented(values: dict[str, Fact]) -> Fact | None:
 
 
 def _memory_growth(log: MaskedLog) -> Fact | None:
-    """Three or more readings, each at least the one before, ending 20% (and 256 MiB) above the first."""
+    """The readings the loop printed rise without a dip at the end: at least three, ending 20% (and 256 MiB) higher.
+
+    Only readings on lines with a step, batch or epoch counter count: set-up reports (a model, then its optimizer
+    states) rise too, and that is not a leak.
+    """
     readings: list[tuple[float, str, int]] = []
     for file, line, text in _lines(log):
         if "OutOfMemoryError" in text or "Tried to allocate" in text:
             continue
         m = _MEM_READING.search(text)
-        if m:
+        if m and _COUNTER.search(text):
             value = _bytes(f"{m.group(1)} {m.group(2)}")
             if value is not None:
                 readings.append((value, file, line))
-    if len(readings) < 3:
+    tail = readings[-1:]
+    for reading in reversed(readings[:-1]):
+        if reading[0] > tail[0][0]:
+            break
+        tail.insert(0, reading)
+    if len(tail) < 3:
         return None
-    values = [v for v, _, _ in readings]
-    rising = sum(1 for a, b in zip(values, values[1:], strict=False) if b >= a)
-    if rising >= 0.8 * (len(values) - 1) and values[-1] >= values[0] * 1.2 and values[-1] - values[0] >= 256 * 2**20:
-        _, file, line = readings[-1]
+    first, last = tail[0][0], tail[-1][0]
+    if last >= first * 1.2 and last - first >= 256 * 2**20:
+        _, file, line = tail[-1]
         return _fact("memory_growth", "yes", file, line, "derived.memory_readings")
     return None
 

@@ -120,10 +120,14 @@ class Store:
 
     # ------------------------------------------------------------ chat
 
-    def add_message(self, diagnosis_id: str, role: str, body: str, workspace_id: str | None = None) -> None:
+    def add_messages(self, diagnosis_id: str, messages: list[tuple[str, str]], workspace_id: str | None = None) -> datetime:
+        """Store (role, body) messages in one transaction, in order; returns their time."""
+        now = datetime.now(UTC)
         with self.session() as s:
             self._row(s, diagnosis_id, workspace_id)
-            s.add(MessageRow(diagnosis_id=diagnosis_id, created_at=datetime.now(UTC), role=role, body=body))
+            for role, body in messages:
+                s.add(MessageRow(diagnosis_id=diagnosis_id, created_at=now, role=role, body=body))
+        return now
 
     def messages(self, diagnosis_id: str, workspace_id: str | None = None) -> list[tuple[str, str, datetime]]:
         with self.session() as s:

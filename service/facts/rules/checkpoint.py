@@ -70,7 +70,7 @@ RULES: tuple[Rule, ...] = (
         0.92,
         boosts=(
             # a tiny or non-checkpoint file trips the unpickler on its first byte: "Unsupported operand 118" (see checkpoint-corrupt)
-            Boost(-0.4, "the unpickler choked on the file's first bytes: not a checkpoint at all", line=r"WeightsUnpickler error: Unsupported operand \d+"),
+            Boost(-0.4, "the unpickler choked on the file's first bytes: not a checkpoint at all", line=r"Unsupported operand \d+"),
         ),
     ),
     Rule(
@@ -90,8 +90,9 @@ RULES: tuple[Rule, ...] = (
             r"unexpected EOF, expected \d+ more bytes",
             # transformers: "OSError: Unable to load weights from pytorch checkpoint file for '...' at '...'. If you tried to load a PyTorch model from a TF 2.0 checkpoint"
             r"Unable to load weights from pytorch checkpoint file",
-            # weights_only unpickler on a file that is not a checkpoint: "WeightsUnpickler error: Unsupported operand 118"
-            r"WeightsUnpickler error: Unsupported operand \d+",
+            # weights_only unpickler on a file that is not a checkpoint (a git-lfs pointer: 118 is the "v" of "version"):
+            # "WeightsUnpickler error: Unsupported operand 118"
+            r"Unsupported operand \d+",
         ),
         0.88,
     ),

@@ -59,6 +59,19 @@ RULES: tuple[Rule, ...] = (
         0.6,
     ),
     Rule(
+        "collective-mismatch-lone-rank",
+        "collective-mismatch",
+        # a rank whose peers went away although none of them failed: it was left alone in a collective the others never
+        # called. gloo "RuntimeError: [.../pair.cc:553] Connection closed by peer [127.0.0.1]:11696"; NCCL watchdog timeouts
+        (r"Connection (?:closed|reset) by (?:remote )?peer", r"Watchdog caught collective operation timeout", r"Timed out waiting \d+ms for (?:recv|send)"),
+        0.7,
+        # torchrun's summary lists no other failed rank: the rest had exited cleanly ("Failures:\n  <NO_OTHER_FAILURES>");
+        # as a consequence rule it steps aside when any rank shows an error of its own
+        needs=(r"<NO_OTHER_FAILURES>",),
+        unless=(r"exitcode\s*:\s*-(?:9|6|11|7)\b",),
+        consequence=True,
+    ),
+    Rule(
         "collective-mismatch-watchdog",
         "collective-mismatch",
         # the ranks time out in different collectives: the watchdog lines name different OpType or SeqNum
@@ -267,7 +280,7 @@ RULES: tuple[Rule, ...] = (
             # "FAILED with no error file. Decorate your entrypoint fn with @record for traceback info."; "Worker group FAILED."
             r"FAILED with no error file|Worker group FAILED",
         ),
-        0.5,
+        0.45,
         consequence=True,
         boosts=(
             Boost(0.1, "the summary shows a plain exit code 1 and no error file", line=r"exitcode\s*:\s*1 \(pid"),

@@ -138,10 +138,12 @@ RULES: tuple[Rule, ...] = (
         "dataloader-worker-exception",
         "dataloader-worker-crash",
         (
-            # "ValueError: Caught ValueError in DataLoader worker process 3." (the inner error follows "Original Traceback")
+            # "ValueError: Caught ValueError in DataLoader worker process 3." (the inner error follows "Original Traceback":
+            # when a rule names that one, this wrapper steps aside)
             r"Caught \w+ in DataLoader worker process \d+",
         ),
         0.55,
+        consequence=True,
     ),
     Rule(
         "dataloader-worker-killed",
