@@ -133,6 +133,18 @@ def test_too_many_files_is_a_413_naming_the_limit(strict, count):
     assert "limit of 3" in r.json()["error"]["message"]
 
 
+@pytest.mark.parametrize(("ctype", "body"), [
+    ("multipart/form-data", b"--x\r\nContent-Disposition: form-data; name=\"files\"\r\n\r\nlog\r\n--x--\r\n"),  # no boundary
+    ("multipart/form-data; boundary=x", b"--x\r\nContent-Disposition: form-data; name=\"files\"; filename=\"a.log\"\r\n\r\ntrunc"),
+    ("multipart/form-data; boundary=x", b"garbage without any part"),
+    ("multipart/form-data; boundary=x", b"--x\r\nContent-Disposition: form-data; name=\"other\"\r\n\r\nv\r\n--x--\r\n"),
+])
+def test_a_malformed_multipart_body_is_a_clear_400(strict, ctype, body):
+    r = httpx.post(f"{strict.url}/v1/diagnoses", content=body, headers={"Content-Type": ctype}, timeout=60)
+    assert r.status_code == 400, r.text[:300]
+    assert r.json()["error"]["code"] == "bad_request" and "files" in r.json()["error"]["message"]
+
+
 def test_files_up_to_the_limit_are_diagnosed(strict):
     files = [("files", (f"rank_{i}.log", OOM_LOG)) for i in range(3)]
     r = httpx.post(f"{strict.url}/v1/diagnoses", files=files, timeout=60)

@@ -7,7 +7,7 @@ from collections.abc import AsyncGenerator
 from fastapi import Request
 from starlette.datastructures import FormData, UploadFile
 from starlette.exceptions import HTTPException
-from starlette.formparsers import MultiPartParser
+from starlette.formparsers import MultiPartException, MultiPartParser
 
 from service.errors import BadRequest, EmptyInput, TooLarge
 from service.ingest import Limits
@@ -56,11 +56,12 @@ async def read_sources(request: Request, limits: Limits) -> list[Source]:
     if ctype == "multipart/form-data":
         try:
             form = await _parse_in_memory(request, body, limits)
-        except HTTPException as exc:  # Starlette's multipart parser stops at max_files + 1 files or a malformed form
-            if "Too many" in str(exc.detail):
+        except (HTTPException, MultiPartException) as exc:  # the parser stops at max_files + 1 files or a malformed form
+            detail = str(exc.detail if isinstance(exc, HTTPException) else exc.message)
+            if "Too many" in detail:
                 raise TooLarge(f"More than {limits.max_files} files is over the limit of {limits.max_files} per run.",
                                hint="Send the files of the failing ranks, or concatenate them.") from exc
-            raise BadRequest(f"The multipart form could not be read: {exc.detail}",
+            raise BadRequest(f"The multipart form could not be read: {detail}",
                              hint="Send each log file as a 'files' part of a multipart/form-data body.") from exc
         files = [v for k, v in form.multi_items() if k == "files" and isinstance(v, UploadFile)]
         if not files:

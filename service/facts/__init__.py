@@ -11,6 +11,7 @@ from collections.abc import Iterator
 
 from service.facts.derived import derive
 from service.facts.hits import match_rules, strong_lines, weigh_by_timeline
+from service.facts.literals import LiteralIndex
 from service.facts.ranks import rank_map
 from service.facts.sources import FACT_RULES
 from service.facts.timeline import (
@@ -27,6 +28,7 @@ from service.models import Collateral, ErrorEvent, Fact, Facts, MaskedLog
 __all__ = ["extract_facts"]
 
 _MAX_COLLATERAL = 50
+_FACT_INDEX = LiteralIndex([rule.literals for rule in FACT_RULES])
 
 
 def _unique_lines(log: MaskedLog) -> Iterator[tuple[str, int, str]]:
@@ -45,7 +47,8 @@ def _extract_values(log: MaskedLog) -> dict[str, Fact]:
     values: dict[str, Fact] = {}
     best_index: dict[str, int] = {}
     for file, line, text in _unique_lines(log):
-        for index, rule in enumerate(FACT_RULES):
+        for index in _FACT_INDEX.candidates(text[:2000].lower()):
+            rule = FACT_RULES[index]
             if rule.keep == "first" and rule.fact in values:
                 continue
             if rule.keep == "best" and best_index.get(rule.fact, len(FACT_RULES)) <= index:
@@ -133,7 +136,7 @@ def extract_facts(log: MaskedLog) -> Facts:
     initiating_rank = _initiating_rank(tl, first, strong, world_size, notes)
     if not tl.ranks_seen and initiating_rank is None:
         notes.append("no rank information in the log: treated as a single process")
-    hits = weigh_by_timeline(raw_hits, hit_ranks, first, initiating_rank)
+    hits = weigh_by_timeline(raw_hits, hit_ranks, tl.events, first, initiating_rank)
     return Facts(
         values=values,
         rule_hits=hits,

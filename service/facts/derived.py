@@ -124,7 +124,8 @@ def _memory_growth(log: MaskedLog) -> Fact | None:
     """
     readings: list[tuple[float, str, int]] = []
     for file, line, text in _lines(log):
-        if "OutOfMemoryError" in text or "Tried to allocate" in text:
+        lowered = text.lower()
+        if ("mem" not in lowered and "alloc" not in lowered and "ma " not in lowered) or "tried to allocate" in lowered:
             continue
         m = _MEM_READING.search(text)
         if m and _COUNTER.search(text):
@@ -230,6 +231,14 @@ def _world_from_topology(values: dict[str, Fact]) -> Fact | None:
     return None
 
 
+def _toolkit_differs(values: dict[str, Fact]) -> Fact | None:
+    """nvcc (the toolkit that builds extensions) is another CUDA release than the one torch was built with."""
+    toolkit, torch_cuda = values.get("cuda_toolkit_version"), values.get("cuda_version")
+    if toolkit and torch_cuda and toolkit.value.split(".")[:2] != torch_cuda.value.split(".")[:2]:
+        return toolkit.model_copy(update={"name": "toolkit_differs", "value": "yes", "source": "derived.toolkit_vs_torch"})
+    return None
+
+
 def _plain_python(log: MaskedLog) -> Fact | None:
     """No launcher in the log but a Python traceback: a plain Python process."""
     for file, line, text in _lines(log):
@@ -258,6 +267,6 @@ def derive(values: dict[str, Fact], log: MaskedLog) -> None:
     for name, compute in (("oom_fragmented", lambda: _fragmented(values)), ("memory_growth", lambda: _memory_growth(log)),
                           ("tensor_over_int32", lambda: _over_int32(log)), ("collectives_differ", lambda: _collectives_differ(log)),
                           ("failure_step", lambda: _failure_step(log)), ("precision", lambda: _json_precision(log)),
-                          ("launcher", lambda: _plain_python(log)), ("world_size", lambda: _world_from_topology(values))):
+                          ("launcher", lambda: _plain_python(log)), ("toolkit_differs", lambda: _toolkit_differs(values)), ("world_size", lambda: _world_from_topology(values))):
         if name not in values and (fact := compute()):
             values[name] = fact

@@ -11,15 +11,21 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from service.facts.literals import LiteralIndex, required_literals
 from service.facts.rules import RULES, Rule
 from service.models import ErrorEvent, Fact, LineRef, MaskedLog, RuleHit
 
 _MAX_RULE_LINES = 6
-_ANY_RULE = re.compile("|".join(f"(?:{p})" for r in RULES for p in r.match))
+# Each pattern with the literals a match must contain: a line is searched only with the patterns whose literals it has.
+_PATTERNS: tuple[tuple[Rule, re.Pattern[str], tuple[str, ...]], ...] = tuple(
+    (rule, compiled, required_literals(compiled.pattern, compiled.flags)) for rule in RULES for compiled in rule.compiled
+)
+_INDEX = LiteralIndex([lits for _, _, lits in _PATTERNS])
 _CONSEQUENCE_FACTOR = 0.3  # a consequence when a cause fired elsewhere
 _AFTER_FIRST_FACTOR = 0.5  # a consequence when the first failure is an error no rule names
-_OTHER_RANK_FACTOR = 0.6  # a cause seen only on ranks that failed after the initiating one
+_OTHER_RANK_FACTOR = 0.6  # a cause seen only on ranks that failed after the initiating one, or only on collateral lines
 _STRONG = 0.5
+_OTHER_RULE = 0.4  # a summary rule steps aside for any other rule at least this strong
 
 
 def _boosted(rule: Rule, values: dict[str, Fact], contains: Callable[[str], bool]) -> tuple[float, list[str]]:
@@ -46,16 +52,22 @@ def match_rules(
     for f in log.files:
         seen: set[str] = set()
         for i, text in enumerate(f.lines, start=1):
-            if text in seen or not _ANY_RULE.search(text):
+            if text in seen or len(text) > 20_000:
                 continue
             seen.add(text)
+            fired: list[Rule] = []
+            for index in _INDEX.candidates(text.lower()):
+                rule, pattern, _ = _PATTERNS[index]
+                if (not fired or fired[-1] is not rule) and pattern.search(text):
+                    fired.append(rule)
+            if not fired:
+                continue
             rank = rank_at(f.name, text)
-            for rule in RULES:
-                if any(p.search(text) for p in rule.compiled):
-                    refs = matched.setdefault(rule.id, [])
-                    ranks.setdefault(rule.id, set()).add(rank)
-                    if len(refs) < _MAX_RULE_LINES:
-                        refs.append(LineRef(file=f.name, line=i, rank=rank, text=text.strip()[:500]))
+            for rule in fired:
+                refs = matched.setdefault(rule.id, [])
+                ranks.setdefault(rule.id, set()).add(rank)
+                if len(refs) < _MAX_RULE_LINES:
+                    refs.append(LineRef(file=f.name, line=i, rank=rank, text=text.strip()[:500]))
     if not matched:
         return [], ranks
     full_text = "\n".join(line for f in log.files for line in f.lines)
@@ -88,16 +100,38 @@ def strong_lines(hits: list[RuleHit]) -> set[tuple[str, int]]:
 
 
 def weigh_by_timeline(
-    hits: list[RuleHit], hit_ranks: dict[str, set[int | None]], first: ErrorEvent | None, initiating_rank: int | None
+    hits: list[RuleHit], hit_ranks: dict[str, set[int | None]], events: list[ErrorEvent],
+    first: ErrorEvent | None, initiating_rank: int | None,
 ) -> list[RuleHit]:
-    """Consequences step aside for an earlier cause; causes printed only by later-failing ranks are discounted."""
+    """Causes printed only by later-failing ranks, or only on lines the timeline classified as collateral, are
+    discounted; then consequences step aside for a cause that remains, and the launcher's summary for any rule."""
     consequence = {r.id for r in RULES if r.consequence}
-    causes = [h for h in hits if h.rule_id not in consequence and h.strength >= _STRONG]
-    out: list[RuleHit] = []
+    summary = {r.id for r in RULES if r.summary}
+    collateral_line = {(e.ref.file, e.ref.line): e.collateral for e in events}
+    weighed: list[tuple[RuleHit, float, list[str]]] = []
     for h in hits:
         strength, reasons = h.strength, list(h.reasons)
         own_lines = {(ref.file, ref.line) for ref in h.lines}
-        if h.rule_id in consequence:
+        if h.rule_id not in consequence:
+            ranks = hit_ranks.get(h.rule_id, {ref.rank for ref in h.lines})
+            on_events = [collateral_line[key] for key in own_lines if key in collateral_line]
+            if initiating_rank is not None and None not in ranks and initiating_rank not in ranks:
+                strength *= _OTHER_RANK_FACTOR
+                shown = ", ".join(str(r) for r in sorted(r for r in ranks if r is not None))
+                reasons.append(f"x{_OTHER_RANK_FACTOR} seen only on rank(s) {shown}, which failed after rank {initiating_rank}")
+            elif first is not None and on_events and all(on_events) and (first.ref.file, first.ref.line) not in own_lines:
+                strength *= _OTHER_RANK_FACTOR
+                reasons.append(f"x{_OTHER_RANK_FACTOR} its lines are collateral of an earlier failure: {first.ref.text[:100]}")
+        weighed.append((h, strength, reasons))
+    causes = [h for h, strength, _ in weighed if h.rule_id not in consequence and strength >= _STRONG]
+    out: list[RuleHit] = []
+    for h, strength, reasons in weighed:
+        own_lines = {(ref.file, ref.line) for ref in h.lines}
+        others = [o for o, st, _ in weighed if o.entry_id != h.entry_id and st >= _OTHER_RULE]
+        if h.rule_id in summary and others and not causes:
+            strength *= _CONSEQUENCE_FACTOR
+            reasons.append(f"x{_CONSEQUENCE_FACTOR} only the launcher's summary: another rule ({others[0].entry_id}) names what happened")
+        elif h.rule_id in consequence:
             if causes:
                 strength *= _CONSEQUENCE_FACTOR
                 reasons.append(f"x{_CONSEQUENCE_FACTOR} a consequence: the log shows a cause ({causes[0].entry_id}) that it follows from")
@@ -105,12 +139,6 @@ def weigh_by_timeline(
                 strength *= _AFTER_FIRST_FACTOR
                 where = f"rank {first.ref.rank}" if first.ref.rank is not None else "the log"
                 reasons.append(f"x{_AFTER_FIRST_FACTOR} a consequence: {where} failed first with: {first.ref.text[:120]}")
-        elif initiating_rank is not None:
-            ranks = hit_ranks.get(h.rule_id, {ref.rank for ref in h.lines})
-            if None not in ranks and initiating_rank not in ranks:
-                strength *= _OTHER_RANK_FACTOR
-                shown = ", ".join(str(r) for r in sorted(r for r in ranks if r is not None))
-                reasons.append(f"x{_OTHER_RANK_FACTOR} seen only on rank(s) {shown}, which failed after rank {initiating_rank}")
         out.append(h.model_copy(update={"strength": round(strength, 4), "reasons": reasons}))
     out.sort(key=lambda h: -h.strength)
     return out

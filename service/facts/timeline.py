@@ -55,8 +55,8 @@ ERROR_PATTERNS: tuple[ErrorPattern, ...] = (
     _err("launcher-sigterm",
          r"closing signal SIG(?:TERM|HUP|INT)\b|Received SIGTERM|SignalException: Process \d+ got signal: 15|got signal: 15\b|"
          r"Signal 15 \(SIGTERM\)|exitcode\s*:\s*-15\b|Received (?:15|Signals\.SIGTERM) death signal|sigkill_handler\] Killing subprocess|"
-         r"srun: (?:forcing job termination|error: .*: task \d+: Terminated)|STEP [\d.]+ ON \S+ CANCELLED AT (?!.*DUE TO)",
-         True, "the launcher terminates the surviving ranks after the first one fails"),
+         r"srun: (?:forcing job termination|error: .*: task \d+: Terminated)|(?:STEP|JOB) [\d.]+ ON \S+ CANCELLED AT (?!.*DUE TO)",
+         True, "the launcher (or the scheduler, cancelled by hand) terminates the ranks that were still running"),
     # torchrun's summary: "torch.distributed.elastic.multiprocessing.errors.ChildFailedError:", "failed (exitcode: 1) local_rank: 0";
     # DeepSpeed "[launch.py:322:sigkill_handler] [...] exits with return code = 1"; srun "srun: error: node-1: task 3: Exited with exit code 1"
     _err("launcher-summary",
@@ -64,6 +64,9 @@ ERROR_PATTERNS: tuple[ErrorPattern, ...] = (
          r"subprocess\.CalledProcessError|exits with return code = |: tasks? [\d,-]+: Exited with exit code|"
          r"Worker group FAILED|FAILED with no error file|RayTaskError|TrainingFailedError",
          True, "the launcher's summary of a rank's exit, not a cause"),
+    # Ctrl-C or the launcher's SIGINT: "KeyboardInterrupt" (a hang stopped by hand, not a failure of its own)
+    _err("interrupt", r"^(?:[\w<>.-]+: )?(?:\[(?:rank|default)\d+\]:\s*)?KeyboardInterrupt\s*$|Received (?:2|Signals\.SIGINT) death signal", True,
+         "the run was interrupted (by hand or by the launcher), usually to stop a hang"),
     # DeepSpeed "exception raised in another rank"; "ProcessGroupNCCL is aborting"; the watchdog's abort
     _err("aborted",
          r"exception raised in another rank|another rank (?:failed|exited)|ProcessGroupNCCL is aborting|Process group watchdog thread terminated|"
@@ -76,8 +79,11 @@ ERROR_PATTERNS: tuple[ErrorPattern, ...] = (
     # the survivor's view of a broken link: NET/IB completion errors, ncclRemoteError, socket timeouts towards a peer
     _err("network", r"NET/IB ?: Got completion|ncclRemoteError|socketProgress\w*: |Call to recv from \S+ failed|NET/Socket.*(?:reset|closed|timed out)"),
     _err("nccl-error", r"ncclUnhandledCudaError|ncclSystemError|ncclInternalError|ncclInvalidUsage|ncclRemoteError|NCCL error|NET/IB.*error|Duplicate GPU detected|NCCL WARN"),
-    _err("killed", r"\bKilled\b|exitcode\s*:\s*-9\b|Signal 9 \(SIGKILL\)|oom-kill|Out of memory: Killed process|OOMKilled|exit code 137|SIGKILL"),
-    _err("signal", r"Signal \d+ \(SIG\w+\) received|Fatal Python error|Segmentation fault|SIGSEGV|SIGBUS|Bus error|core dumped|SIGHUP|death signal|exitcode\s*:\s*-\d+\b"),
+    _err("killed", r"^(?!.*signals_to_handle)(?:.*(?:\bKilled\b|exitcode\s*:\s*-9\b|Signal 9 \(SIGKILL\)|oom-kill|Out of memory: Killed process|"
+                   r"OOMKilled|exit code 137|SIGKILL))"),
+    # (not torchrun's own config print "signals_to_handle : SIGTERM,SIGINT,SIGHUP,SIGQUIT")
+    _err("signal", r"^(?!.*signals_to_handle)(?:.*(?:Signal \d+ \(SIG\w+\) received|Fatal Python error|Segmentation fault|SIGSEGV|SIGBUS|Bus error|"
+                   r"core dumped|SIGHUP|death signal|exitcode\s*:\s*-\d+\b))"),
     # dmesg "NVRM: Xid (PCI:0000:3b:00): 79, ..."; nvidia-smi afterwards "Unable to determine the device handle for GPU0000:00:1D.0: GPU is lost"
     _err("hardware", r"NVRM: Xid|fallen off the bus|uncorrectable ECC|ECC error|GPU is lost|Unable to determine the device handle"),
     # C++ aborts: "terminate called after throwing an instance of 'gloo::EnforceNotMet'" / "[enforce fail at pair.cc:456] ..."
@@ -89,7 +95,7 @@ ERROR_PATTERNS: tuple[ErrorPattern, ...] = (
     # a traceback; the header and `raise` frames are not events)
     _err("exception", r"^(?:\[?[\w<>.:, -]*\]?(?:<std\w+>)?:? ?)?(?:[a-z_][\w.]*\.)?[A-Z]\w*(?:Error|Exception|Interrupt)\b(?::|$)"),
 )
-_CHEAP = re.compile(r"[Ee]rror|terminate called|GPU is lost|device handle|enforce fail|NET/|socketProgress|Call to recv|[Ee]xception|Interrupt|[Kk]ill|[Ss]ignal|SIG|[Tt]imed? ?out|[Ff]ail|peer|Broken|CANCELLED|Xid|NCCL WARN|"
+_CHEAP = re.compile(r"KeyboardInterrupt|[Ee]rror|terminate called|GPU is lost|device handle|enforce fail|NET/|socketProgress|Call to recv|[Ee]xception|Interrupt|[Kk]ill|[Ss]ignal|SIG|[Tt]imed? ?out|[Ff]ail|peer|Broken|CANCELLED|Xid|NCCL WARN|"
                     r"ECC|fault|core dumped|Bus error|exitcode|return code|exit code|abort|Abort|closing signal|OOM|Out of memory")
 
 # torchrun's summary block (between "Failures:" and the closing "=====" rule), one entry per failed rank:
@@ -181,7 +187,8 @@ def _error_file_event(f: MaskedFile, rank: int | None) -> tuple[tuple[int, ...],
     except (TypeError, ValueError, OverflowError, OSError):
         key = ()
     ref = LineRef(file=f.name, line=1, rank=rank, text=lines[-1].strip()[:500])
-    return key, ErrorEvent(ref=ref, kind="exception", collateral=False)
+    ep = classify(lines[-1]) or ERROR_PATTERNS[-1]
+    return key, ErrorEvent(ref=ref, kind=ep.kind, collateral=ep.collateral, why=ep.why)
 
 
 def _same_stream(previous: str, text: str) -> bool:
@@ -225,6 +232,7 @@ def scan(files: Sequence[MaskedFile], rm: RankMap) -> Timeline:
     ranks: set[int] = set()
     rank_of: dict[tuple[str, int], int | None] = {}
     root: list[RootCause] = []
+    error_files: list[tuple[tuple[int, ...], RootCause]] = []  # the earliest exception recorded by @record wins
     entries: list[BlockEntry] = []
     culprits: list[tuple[int, LineRef]] = []
     for file_index, f in enumerate(files):
@@ -237,15 +245,15 @@ def scan(files: Sequence[MaskedFile], rm: RankMap) -> Timeline:
             if found:
                 key, ev = found
                 raw.append((key, base + 1, ev))
-                if default_rank is not None:
-                    root.append(RootCause(default_rank, ev.ref, "torchrun's error file", informative=bool(key)))
+                if default_rank is not None and not ev.collateral:
+                    error_files.append((key or (99,), RootCause(default_rank, ev.ref, "torchrun's error file", informative=bool(key))))
             continue
         st = _FileScan()
         for i, text in enumerate(f.lines, start=1):
             rank = _scan_line(f, i, text, st, rm, ranks)
             if len(text) > 4000:
                 continue
-            if m := _NAMED_CULPRIT.search(text):
+            if "ank" in text and (m := _NAMED_CULPRIT.search(text)):
                 culprits.append((int(m.group(1) or m.group(2)), LineRef(file=f.name, line=i, rank=rank, text=text.strip()[:500])))
             if _TRACEBACK_START.search(text):
                 st.open_tracebacks.setdefault(rank, (st.last_ts, base + i))
@@ -275,6 +283,7 @@ def scan(files: Sequence[MaskedFile], rm: RankMap) -> Timeline:
                 ep = _aborted_because(f.lines, i) or ep
             raw.append((key, position, ErrorEvent(ref=ref, kind=ep.kind, collateral=ep.collateral, why=ep.why)))
         entries.extend(st.entries)
+    root.extend(cause for _, cause in sorted(error_files, key=lambda t: t[0]))
     root.extend(_block_root_causes(entries))
     if any(ts for ts, _, _ in raw):
         raw.sort(key=lambda t: (t[0] or (99,), t[1]))
@@ -334,7 +343,7 @@ def _block_root_causes(entries: list[BlockEntry]) -> list[RootCause]:
 
 def _scan_line(f: MaskedFile, i: int, text: str, st: _FileScan, rm: RankMap, ranks: set[int]) -> int | None:
     """Track the file's state through one line (timestamps, torchrun's summary block, contexts); return its rank."""
-    stripped = _PREFIX.sub("", text, count=1)
+    stripped = _PREFIX.sub("", text, count=1) if (st.in_block or "Failures:" in text or "Root Cause" in text) else ""
     if _BLOCK_START.match(stripped):
         st.in_block, st.block_rank = True, None
         st.root_cause = st.root_cause or bool(_ROOT_CAUSE.search(stripped))
@@ -358,9 +367,9 @@ def _scan_line(f: MaskedFile, i: int, text: str, st: _FileScan, rm: RankMap, ran
                 st.entries[-1].exitcode = value.split()[0]
             elif name == "error_file":
                 st.entries[-1].error_file = value
-    if m := _SPAWN_CONTEXT.search(text):
+    if "-- Process" in text and (m := _SPAWN_CONTEXT.search(text)):
         st.context_rank = int(m.group(1))
-    elif m := _RAY_CONTEXT.search(text):
+    elif "RayTaskError" in text and (m := _RAY_CONTEXT.search(text)):
         st.context_rank = rm.by_pid.get(int(m.group(1)))
     rank = st.block_rank if st.in_block and st.block_rank is not None else rm.rank_of(f.name, text)
     if rank is not None and not st.in_block:

@@ -8,7 +8,8 @@ the log also contains one of those patterns anywhere; ``unless`` patterns anywhe
 Strengths say how specific the message is: 0.9 and above, a message only this failure prints; 0.7-0.85,
 a specific message with a known look-alike; 0.5-0.7, a generic error that many causes share; below 0.5,
 a wrapper or a consequence. A ``consequence`` rule (ChildFailedError, a watchdog timeout, a SIGKILL)
-is how a failure *ends*: it steps aside when the log shows a cause that came first (service/facts/hits.py).
+is how a failure *ends*: it steps aside when the log shows a cause that came first (service/facts/hits.py); a
+``summary`` rule (torchrun's ChildFailedError) steps aside for any other rule at all.
 """
 
 from __future__ import annotations

@@ -27,6 +27,7 @@ class Rule:
     unless: tuple[str, ...] = ()
     boosts: tuple[Boost, ...] = ()
     consequence: bool = False
+    summary: bool = False  # the launcher's summary of an exit: steps aside for any other rule that fired
     compiled: tuple[re.Pattern[str], ...] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:

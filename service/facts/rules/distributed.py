@@ -64,7 +64,7 @@ RULES: tuple[Rule, ...] = (
         # a rank whose peers went away although none of them failed: it was left alone in a collective the others never
         # called. gloo "RuntimeError: [.../pair.cc:553] Connection closed by peer [127.0.0.1]:11696"; NCCL watchdog timeouts
         (r"Connection (?:closed|reset) by (?:remote )?peer", r"Watchdog caught collective operation timeout", r"Timed out waiting \d+ms for (?:recv|send)"),
-        0.7,
+        0.8,
         # torchrun's summary lists no other failed rank: the rest had exited cleanly ("Failures:\n  <NO_OTHER_FAILURES>");
         # as a consequence rule it steps aside when any rank shows an error of its own
         needs=(r"<NO_OTHER_FAILURES>",),
@@ -248,20 +248,27 @@ RULES: tuple[Rule, ...] = (
         0.9,
     ),
     Rule(
-        "fsdp-flat-param",
+        "fsdp-sharded-weight",
         "fsdp-error",
         (
-            # outside summon_full_params a weight is a 1-D shard: "RuntimeError: 'weight' must be 2-D";
-            # "RuntimeError: setStorage: sizes [4096, 4096], strides [4096, 1], storage offset 0 ... are out of bounds for storage of size 0"
+            # a module used outside the FSDP forward sees its 1-D local shard: "RuntimeError: 'weight' must be 2-D"
+            # (embedding, generate() on the unwrapped model); "setStorage: ... out of bounds for storage of size 0"
             r"'weight' must be 2-D|are out of bounds for storage of size 0",
-            # tracebacks and keys through the wrapper: "_fsdp_wrapped_module", "FlatParameter", "_flat_param"
-            r"_fsdp_wrapped_module|\bFlatParameter\b|\b_flat_param\b",
         ),
+        0.75,
+        # FSDP is in use: "FullyShardedDataParallel(", accelerate "distributed_type: FSDP", "fsdp_config", "FSDP"
+        needs=(r"FullyShardedDataParallel|\bFSDP\b|fsdp_",),
+        boosts=(Boost(-0.4, "DeepSpeed ZeRO-3, not FSDP, partitions the model", fact="zero_stage", value="^3$"),),
+    ),
+    Rule(
+        "fsdp-flat-param",
+        "fsdp-error",
+        # tracebacks and keys through the wrapper: "_fsdp_wrapped_module", "FlatParameter", "_flat_param"
+        (r"_fsdp_wrapped_module|\bFlatParameter\b|\b_flat_param\b",),
         0.4,
-        # FSDP is in use: "FullyShardedDataParallel(", accelerate "distributed_type: FSDP", "fsdp_config"
-        needs=(r"FullyShardedDataParallel|FSDP|fsdp_",),
+        needs=(r"FullyShardedDataParallel|\bFSDP\b|fsdp_",),
         boosts=(
-            Boost(0.3, "the error line itself names the FSDP flat parameter or storage of size 0", line=r"(?:Error|error)[^\n]*(?:FlatParameter|_flat_param|storage of size 0|_fsdp_wrapped_module)"),
+            Boost(0.3, "the error line itself names the FSDP flat parameter", line=r"(?:Error|error)[^\n]*(?:FlatParameter|_flat_param|_fsdp_wrapped_module)"),
             Boost(-0.3, "DeepSpeed ZeRO-3, not FSDP, partitions the model", fact="zero_stage", value="^3$"),
         ),
     ),
@@ -282,6 +289,7 @@ RULES: tuple[Rule, ...] = (
         ),
         0.45,
         consequence=True,
+        summary=True,
         boosts=(
             Boost(0.1, "the summary shows a plain exit code 1 and no error file", line=r"exitcode\s*:\s*1 \(pid"),
             Boost(-0.3, "a rank was killed by a signal (see the SIGKILL / SIGHUP entries)", line=r"exitcode\s*:\s*-(?:9|1)\b|Signal (?:9|1) \(SIG"),

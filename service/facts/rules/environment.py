@@ -61,6 +61,19 @@ RULES: tuple[Rule, ...] = (
         0.92,
     ),
     Rule(
+        "toolkit-too-old-for-build",
+        "cuda-version-mismatch-build",
+        (
+            # flash-attn setup.py with an old nvcc first on PATH: "RuntimeError: FlashAttention is only supported on CUDA 11.6 and above.
+            #  Note: make sure nvcc has a supported version by running nvcc -V."
+            r"FlashAttention is only supported on CUDA \d+\.\d+ and above",
+            # nvcc older than the arch list: "nvcc fatal   : Unsupported gpu architecture 'compute_90'" with torch's CUDA newer
+            r"nvcc fatal\s*: Unsupported gpu architecture 'compute_\d+a?'",
+        ),
+        0.5,
+        boosts=(Boost(0.35, "the nvcc that builds differs from the CUDA torch was built with", fact="toolkit_differs", value="yes"),),
+    ),
+    Rule(
         "bitsandbytes",
         "bitsandbytes-setup",
         (

@@ -50,14 +50,21 @@ RULES: tuple[Rule, ...] = (
     Rule(
         "p2p-hang",
         "gpu-p2p-unsupported",
-        # a collective that never completes, on a box where NCCL chose P2P between GPUs:
-        # "[Rank 1] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=1, OpType=ALLREDUCE, ...)"
-        (r"Watchdog caught collective operation timeout",),
+        (
+            # a collective that never completes, on a box where NCCL chose P2P between GPUs:
+            # "[Rank 1] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=1, OpType=ALLREDUCE, ...)"
+            r"Watchdog caught collective operation timeout",
+            # ... or that someone stopped by hand: "KeyboardInterrupt"; torchrun "Received 2 death signal, shutting down workers"
+            r"^(?:\S+: )?KeyboardInterrupt\s*$|Received (?:2|Signals\.SIGINT) death signal",
+        ),
         0.2,
         # "NCCL INFO Channel 00/0 : 0[0] -> 1[1] via P2P/IPC" / "via P2P/CUMEM" / "via P2P/direct pointer"
         needs=(r"via P2P/(?:IPC|CUMEM|direct pointer)",),
         boosts=(
             Boost(0.25, "consumer GPUs, which do not support P2P over PCIe", fact="gpu_model", value=r"GeForce|RTX \d{4}\b(?! Ada)"),
+            # nvidia-smi topo -m: "GPU0	 X 	PHB	0-47" (through the host bridge: VMs and ACS break P2P there)
+            Boost(0.25, "the GPUs talk through the PCIe host bridge or the CPU interconnect (nvidia-smi topo: PHB/SYS)",
+                  line=r"(?m)^GPU\d+\s+(?:X\s+)?(?:\S+\s+)*(?:PHB|SYS)\b"),
             Boost(0.2, "the timeout is at the very first collectives", line=r"WorkNCCL\(SeqNum=[0-3],"),
             Boost(0.15, "the platform reports ACS or IOMMU in the way", line=r"\bACS\b|IOMMU|iommu=on"),
         ),

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from service.facts.rules.base import Boost, Rule
-from service.facts.rules.memory import OOM_KILLER, SIGKILLED
+from service.facts.rules.memory import OOM_KILLER, SCHEDULER_KILL, SIGKILLED
 
 RULES: tuple[Rule, ...] = (
     Rule(
@@ -64,8 +64,13 @@ RULES: tuple[Rule, ...] = (
             # "srun: Job step aborted: Waiting up to 32 seconds for job step to finish."; "srun: error: Timed out waiting for job step to complete"
             r"Job step aborted: Waiting up to \d+ seconds for job step to finish",
         ),
-        0.6,
+        0.55,
         consequence=True,
+        boosts=(
+            # srun --kill-on-bad-exit cancels the step because a task failed first
+            Boost(-0.3, "a task had already exited with an error (srun --kill-on-bad-exit cancels the rest)",
+                  line=r"failed \(exitcode: [1-9]\d*\) local_rank|task \d+: Exited with exit code [1-9]|exits with return code = [1-9]"),
+        ),
     ),
     Rule(
         "sighup",
@@ -75,8 +80,10 @@ RULES: tuple[Rule, ...] = (
             r"Received 1 death signal, shutting down workers",
             # torchrun: "torch.distributed.elastic.multiprocessing.api.SignalException: Process 1234 got signal: 1"
             r"SignalException: Process \d+ got signal: 1\b",
-            # "Received SIGHUP"; the shell: "Hangup" (a foreground job killed by SIGHUP); nohup's absence
-            r"Received SIGHUP|\bSIGHUP\b|^\s*Hangup\s*$",
+            # torch >= 2.2 "Received Signals.SIGHUP death signal"; the summary "exitcode  : -1 (pid: 1234)"/"Signal 1 (SIGHUP) received by PID";
+            # "Received SIGHUP"; the shell: "Hangup" (a foreground job killed by SIGHUP). Not torchrun's config print
+            # "signals_to_handle : SIGTERM,SIGINT,SIGHUP,SIGQUIT".
+            r"Received Signals\.SIGHUP death signal|Signal 1 \(SIGHUP\) received|exitcode\s*:\s*-1 \(pid|Received SIGHUP|^\s*Hangup\s*$",
         ),
         0.9,
     ),
@@ -87,9 +94,18 @@ RULES: tuple[Rule, ...] = (
         (SIGKILLED,),
         0.55,
         consequence=True,
-        unless=(OOM_KILLER, r"DUE TO TIME LIMIT|DUE TO PREEMPTION|TERM_RUNLIMIT|walltime \d+ exceeded", r"Received 1 death signal"),
+        unless=(OOM_KILLER, SCHEDULER_KILL),
         boosts=(
             Boost(-0.25, "a DataLoader worker, not a rank, was killed", line=r"DataLoader worker \(pid \d+\) is killed by signal: Killed"),
         ),
+    ),
+    Rule(
+        "k8s-liveness-kill",
+        "process-killed-sigkill",
+        # kubelet: "Container trainer failed liveness probe, will be restarted" (SIGTERM, then SIGKILL after the grace period);
+        # "Liveness probe failed:"
+        (r"failed liveness probe, will be restarted|Liveness probe failed",),
+        0.8,
+        unless=(OOM_KILLER,),
     ),
 )

@@ -16,15 +16,15 @@ OOM_KILLER = (
 )
 # A process ended by SIGKILL: torchrun "exitcode  : -9", "Signal 9 (SIGKILL) received by PID 1234",
 # multiprocessing "died with <Signals.SIGKILL: 9>", DeepSpeed "exits with return code = -9", bash "Killed", "exit code 137"
+# Kubernetes "Exit Code:    137"
 SIGKILLED = (
     r"exitcode\s*:\s*-9\b|Signal 9 \(SIGKILL\)|<Signals\.SIGKILL: 9>|exits with return code = -9\b|"
-    r"(?:exit(?:ed with)? code|exit status|ExitCode)[ :=]+137\b|^(?:.*\s)?Killed\s*$|\bkilled by signal: Killed\b"
+    r"(?i:exit(?:ed with)? code|exit status|ExitCode)\s*[ :=]\s*137\b|^(?:.*\s)?Killed\s*$|\bkilled by signal: Killed\b"
 )
+# the scheduler or the user stopped the job: its kills are not the host's OOM killer
+SCHEDULER_KILL = r"DUE TO TIME LIMIT|DUE TO PREEMPTION|\*\*\* (?:JOB|STEP) [\d.]+ ON \S+ CANCELLED AT|TERM_RUNLIMIT|walltime \d+ exceeded|Received 1 death signal"
 # Memory pressure on the host right before a kill: loading whole checkpoints per rank, CPU offload, DeepSpeed's report
-HOST_MEMORY_PRESSURE = (
-    r"Loading checkpoint shards|offload_(?:optimizer|param)|DeepSpeedCPUAdam|CPU Virtual Memory:.*percent = 9\d|"
-    r"low_cpu_mem_usage|torch\.load\(|pin_memory|Map(?:ping)? .* examples|Tokenizing"
-)
+HOST_MEMORY_PRESSURE = r"Loading checkpoint shards|offload_(?:optimizer|param)|DeepSpeedCPUAdam|CPU Virtual Memory:.*percent = 9\d"
 
 RULES: tuple[Rule, ...] = (
     Rule(
@@ -72,6 +72,9 @@ RULES: tuple[Rule, ...] = (
             Boost(-0.2, "reserved-but-unallocated memory is large (fragmentation)", fact="oom_fragmented", value="yes"),
             Boost(-0.25, "allocated memory grew step after step (a leak)", fact="memory_growth", value="yes"),
             Boost(-0.1, "the OOM is in the evaluation loop accumulating outputs", line=r"in nested_concat|torch_pad_and_concatenate"),
+            # vLLM sizing its KV cache: "while processing method initialize_cache" / "determine_num_available_blocks" / "profile_run"
+            Boost(-0.2, "vLLM ran out of memory while sizing its cache (see the vLLM entries)",
+                  line=r"while processing method (?:initialize_cache|determine_num_available_blocks)|in determine_num_available_blocks|in profile_run"),
         ),
     ),
     Rule(
@@ -86,7 +89,7 @@ RULES: tuple[Rule, ...] = (
         # a SIGKILL with no message of its own: the usual culprit is the kernel's OOM killer
         (SIGKILLED,),
         0.45,
-        unless=(OOM_KILLER, r"DUE TO TIME LIMIT|DUE TO PREEMPTION|Received 1 death signal"),
+        unless=(OOM_KILLER, SCHEDULER_KILL, r"failed liveness probe"),
         boosts=(
             Boost(0.2, "host memory was under pressure before the kill (checkpoint loading, CPU offload, tokenising)", line=HOST_MEMORY_PRESSURE),
             Boost(-0.2, "a GPU out-of-memory error is in the log", line=GPU_OOM),
@@ -142,7 +145,7 @@ RULES: tuple[Rule, ...] = (
             # when a rule names that one, this wrapper steps aside)
             r"Caught \w+ in DataLoader worker process \d+",
         ),
-        0.55,
+        0.75,
         consequence=True,
     ),
     Rule(

@@ -7,6 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from service.facts.gpus import normalise_model
+from service.facts.literals import required_literals
 
 
 @dataclass(frozen=True)
@@ -17,6 +18,7 @@ class FactRule:
     value: Callable[[re.Match[str]], str | None] = lambda m: m.group(1)
     keep: str = "first"  # "first", "last" or "best"
     prefilter: str = ""  # a cheap substring the line must contain
+    literals: tuple[str, ...] = ()  # lowercased: a line without any of them cannot match (derived from the pattern)
 
 
 def rule(
@@ -29,7 +31,8 @@ def rule(
     prefilter: str = "",
     flags: int = 0,
 ) -> FactRule:
-    return FactRule(id, fact, re.compile(pattern, flags), value or first_group, keep, prefilter)
+    compiled = re.compile(pattern, flags)
+    return FactRule(id, fact, compiled, value or first_group, keep, prefilter, required_literals(pattern, flags))
 
 
 def first_group(m: re.Match[str]) -> str | None:

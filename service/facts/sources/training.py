@@ -120,11 +120,12 @@ RULES: tuple[FactRule, ...] = (
     rule("signal.code", "signal", r"failed \(exitcode: (-(?:[1-9]|1[0-4]))\) local_rank|exits with return code = (-(?:[1-9]|1[0-4]))\b", _signal_of_code, keep="best"),
     rule("signal.fatal", "signal", r"Fatal Python error: (Segmentation fault|Aborted|Bus error)|\b(Segmentation fault|Bus error) \(core dumped\)",
          lambda m: {"segmentation fault": "SIGSEGV", "aborted": "SIGABRT", "bus error": "SIGBUS"}[(first_group(m) or "").lower()], keep="best"),
-    rule("signal.name", "signal", r"\b(SIGKILL|SIGSEGV|SIGABRT|SIGBUS|SIGHUP|SIGINT|SIGILL|SIGFPE)\b", _signal_name, keep="best"),
+    # any other mention, but not torchrun's config print "signals_to_handle : SIGTERM,SIGINT,SIGHUP,SIGQUIT"
+    rule("signal.name", "signal", r"^(?!.*signals_to_handle).*?\b(SIGKILL|SIGSEGV|SIGABRT|SIGBUS|SIGHUP|SIGINT|SIGILL|SIGFPE)\b", _signal_name, keep="best"),
     # death signals to the launcher: "Received 1 death signal, shutting down workers"; "Received Signals.SIGHUP death signal"
     rule("signal.death", "signal", r"Received (?:Signals\.)?(\d+|SIG\w+) death signal", lambda m: _SIGNALS.get(m.group(1), m.group(1)), keep="best"),
     rule("signal.exit137", "signal", r"(?:exit code|Exit Code:|exit status)\s*(137|139|134|135)\b", _signal_of_code, keep="best"),
-    rule("signal.term", "signal", r"\b(SIGTERM)\b|Signal 15 \(SIGTERM\)", lambda m: "SIGTERM", keep="best"),
+    rule("signal.term", "signal", r"^(?!.*signals_to_handle).*?(\bSIGTERM\b)", lambda m: "SIGTERM", keep="best"),
     # --- hardware and host ---
     # dmesg: "NVRM: Xid (PCI:0000:3b:00): 79, pid=0, name=python, GPU has fallen off the bus."
     rule("dmesg.xid", "xid", r"NVRM: Xid \([^)]*\): (\d+)", prefilter="Xid"),

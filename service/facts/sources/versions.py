@@ -52,7 +52,7 @@ RULES: tuple[FactRule, ...] = (
     # --- torch ---
     # collect_env "PyTorch version: 2.1.2+cu121"; ds_report "torch version .... 2.1.2+cu121"; env "PyTorch version (GPU?): 2.1.2+cu118 (True)"
     rule("collect_env.torch", "torch_version", r"(?:PyTorch version(?: \(GPU\?\))?:|torch version \.+)\s*(\d+\.\d+\.\d+)", keep="best"),
-    rule("print.torch", "torch_version", r"^(\d+\.\d+\.\d+)\+(?:cu\d+|cpu|rocm[\d.]+) ", keep="best"),
+    rule("print.torch", "torch_version", r"^(\d+\.\d+\.\d+)\+(?:cu\d+|cpu|rocm[\d.]+) ", keep="best", prefilter="+"),
     *_lib("torch", "torch_version"),
     # "PyTorch 2.1.2", "pytorch==2.1.2"
     rule("banner.pytorch", "torch_version", _NOT_OLD + r".*?\bpytorch(?: version)?[ =:-]+v?(\d+\.\d+\.\d+)(?![\w.])", keep="best", flags=re.I),

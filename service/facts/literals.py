@@ -1,0 +1,116 @@
+"""Cheap prefilters: the literal text a regex match must contain, so most lines skip most patterns.
+
+``required_literals(pattern)`` returns lowercased strings, one of which every match of the pattern contains
+(an any-of set: one per branch of a top-level alternation), or ``()`` when no such literal of useful length
+exists; a line is searched only if it contains one of them (compared in lower case, so case-insensitive
+patterns are safe). The analysis walks the parsed regex (``re._parser``, stable across CPython 3.11+).
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from typing import Any
+
+try:  # CPython 3.11+
+    from re import _constants as sre_constants  # type: ignore[attr-defined]
+    from re import _parser as sre_parse  # type: ignore[attr-defined]
+except ImportError:  # pragma: no cover - older CPython
+    import sre_constants  # type: ignore[no-redef]
+    import sre_parse  # type: ignore[no-redef]
+
+_MIN = 3  # shorter literals filter nothing
+_LITERAL = sre_constants.LITERAL
+_SUBPATTERN = sre_constants.SUBPATTERN
+_BRANCH = sre_constants.BRANCH
+_REPEATS = (sre_constants.MAX_REPEAT, sre_constants.MIN_REPEAT)
+_ATOMIC = getattr(sre_constants, "ATOMIC_GROUP", None)
+_POSSESSIVE = getattr(sre_constants, "POSSESSIVE_REPEAT", None)
+
+Requirement = frozenset[str]
+
+
+def _best(candidates: list[Requirement]) -> Requirement | None:
+    """The most selective requirement: the one whose shortest literal is longest."""
+    useful = [c for c in candidates if c and min(len(s) for s in c) >= _MIN]
+    return max(useful, key=lambda c: (min(len(s) for s in c), -len(c))) if useful else None
+
+
+def _sequence(items: Any) -> Requirement | None:
+    candidates: list[Requirement] = []
+    run: list[str] = []
+
+    def flush() -> None:
+        if run:
+            candidates.append(frozenset(["".join(run).lower()]))
+            run.clear()
+
+    for op, av in items:
+        if op is _LITERAL:
+            run.append(chr(av))
+            continue
+        flush()
+        if op is _SUBPATTERN:
+            sub = _sequence(av[-1])
+            if sub:
+                candidates.append(sub)
+        elif op is _BRANCH:
+            branches = [_sequence(b) for b in av[1]]
+            if branches and all(branches):
+                candidates.append(frozenset().union(*branches))  # type: ignore[arg-type]
+        elif op in _REPEATS or (_POSSESSIVE is not None and op is _POSSESSIVE):
+            low, _, body = av
+            if low >= 1:
+                sub = _sequence(body)
+                if sub:
+                    candidates.append(sub)
+        elif _ATOMIC is not None and op is _ATOMIC:
+            sub = _sequence(av)
+            if sub:
+                candidates.append(sub)
+    flush()
+    return _best(candidates)
+
+
+@lru_cache(maxsize=4096)
+def required_literals(pattern: str, flags: int = 0) -> tuple[str, ...]:
+    """Lowercased literals, one of which every match contains; () when the pattern guarantees none."""
+    try:
+        parsed = sre_parse.parse(pattern, flags)
+    except (re.error, TypeError, ValueError):  # pragma: no cover - the pattern compiles elsewhere
+        return ()
+    found = _sequence(parsed)
+    return tuple(sorted(found)) if found else ()
+
+
+def may_match(literals: tuple[str, ...], lowered: str) -> bool:
+    """False only when the line cannot match (none of the required literals is in it)."""
+    return not literals or any(lit in lowered for lit in literals)
+
+
+def trigrams(lowered: str) -> set[str]:
+    """Every three-character window of a line (what ``LiteralIndex.candidates`` looks up)."""
+    return {lowered[i : i + 3] for i in range(len(lowered) - 2)}
+
+
+class LiteralIndex:
+    """Which of many patterns can match a line: literals bucketed by their first three characters.
+
+    The line's trigrams, intersected with the buckets' keys, pick the buckets; each literal in them is confirmed
+    with ``in``. Patterns without a required literal are always candidates.
+    """
+
+    def __init__(self, literal_sets: list[tuple[str, ...]]) -> None:
+        self._always = [i for i, lits in enumerate(literal_sets) if not lits]
+        self._by_trigram: dict[str, list[tuple[str, int]]] = {}
+        for index, lits in enumerate(literal_sets):
+            for lit in lits:
+                self._by_trigram.setdefault(lit[:3], []).append((lit, index))
+        self._keys = frozenset(self._by_trigram)
+
+    def candidates(self, lowered: str, tris: set[str] | None = None) -> list[int]:
+        """Indexes (ascending) of the patterns that may match the lowercased line (``tris``: its trigrams, if known)."""
+        found = set(self._always)
+        for tri in (tris if tris is not None else trigrams(lowered)) & self._keys:
+            found.update(index for lit, index in self._by_trigram[tri] if lit in lowered)
+        return sorted(found)
