@@ -42,7 +42,7 @@ def main() -> None:
     rows.append(("reciprocal-rank fusion (k=60)", score(rrf)))
     best = None
     for rule_w, dense_w, lex_w, floor, span in itertools.product(
-        (0.4, 0.5, 0.6, 0.7), (0.1, 0.2, 0.3, 0.4), (0.1, 0.2, 0.3), (0.1, 0.2, 0.3), (0.4, 0.55)
+        (0.5, 0.6, 0.7, 0.8, 0.9), (0.05, 0.1, 0.2, 0.3), (0.05, 0.1, 0.2), (0.15, 0.25), (0.4, 0.55)
     ):
         w = FusionWeights(rule=rule_w, dense=dense_w, lexical=lex_w, dense_floor=floor, dense_span=span)
         m = score(lambda ps, w=w: [h.entry_id for h in fuse(ps, engine.index, w)])

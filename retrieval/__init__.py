@@ -17,9 +17,11 @@ _K = 10
 class FusionWeights:
     """Weighted score fusion of normalised source scores; picked by measurement (benchmarks/tune_fusion.py)."""
 
-    rule: float = 0.6
-    dense: float = 0.25
-    lexical: float = 0.15
+    # Rules dominate when they fire (they are precise); similarity breaks their ties and covers wording
+    # no rule knows. Measured in benchmarks/results/fusion.md.
+    rule: float = 0.8
+    dense: float = 0.1
+    lexical: float = 0.1
     dense_floor: float = 0.15  # cosine of unrelated text: scores 0
     dense_span: float = 0.55  # cosine above the floor that scores 1
     sources: tuple[str, ...] = field(default=("rule", "dense", "lexical"))

@@ -182,12 +182,12 @@ def _failure_step(log: MaskedLog) -> Fact | None:
     bars: dict[int, tuple[int, str, int]] = {}
     for file, line, text in _lines(log):
         if "tep" in text or "ter" in text:
-            for m in _STEP.finditer(text):
-                step = int(m.group(1))
+            for found in _STEP.finditer(text):
+                step = int(found.group(1))
                 if best is None or step >= best[0]:
                     best = (step, file, line, "progress.step")
-        if "/" in text and "[" in text and (m := _TQDM.search(text)):
-            n, total = int(m.group(1)), int(m.group(2))
+        if "/" in text and "[" in text and (bar := _TQDM.search(text)):
+            n, total = int(bar.group(1)), int(bar.group(2))
             if n < total:  # a finished bar is a data pass or a download, not the run that failed
                 bars[total] = (n, file, line)
     if bars:

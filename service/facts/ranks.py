@@ -29,7 +29,7 @@ _RANK_PREFIXES: tuple[re.Pattern[str], ...] = (
     # hand-rolled and masked host:rank prefixes: "[node-1:3] ...", "[<HOST_1>:3]: ..."
     re.compile(r"\[[\w<>.-]+:(\d+)\]:? "),
     # loguru / custom formats: "rank=3 | ...", "[RANK 3] ...", "Rank 3: ..."
-    re.compile(r".{0,40}?\b[Rr][Aa][Nn][Kk][ =:]?(\d+)\]?[:|] "),
+    re.compile(r".{0,40}?\b[Rr][Aa][Nn][Kk][ =:]?(\d+)\]? ?[:|] "),
 )
 # torchrun --tee / --log-line-prefix-template with the role name: "[default3]:..." (a LOCAL rank: global on one node)
 _TORCHRUN_LOCAL = re.compile(r"^(?:[\w<>.-]+: )?(?:\d{1,4}: )?\[default(\d+)\]:")
@@ -70,6 +70,8 @@ _SMI_BUS = re.compile(r"^\|\s+(\d+)\s+[^|]*\|\s*[0-9A-Fa-f]{4,8}:([0-9A-Fa-f]{2}
 _XID_BUS = re.compile(r"NVRM: Xid \(PCI:[0-9A-Fa-f]{4}:([0-9A-Fa-f]{2}:[0-9A-Fa-f]{2})\)|device handle for GPU[0-9A-Fa-f]{4,8}:([0-9A-Fa-f]{2}:[0-9A-Fa-f]{2})\.")
 # DeepSpeed multi-node: "global_rank_mapping=defaultdict(<class 'list'>, {'worker-0': [0, ..., 7], 'worker-1': [8, ..., 15]})"
 _DS_MAPPING = re.compile(r"global_rank_mapping=defaultdict\(<class 'list'>, (\{.*\})\)")
+# ... and its local slots per host: "WORLD INFO DICT: {'worker-0': [0, 1, 2, 3, 4, 5, 6, 7], 'worker-1': [0, 1, ..., 7]}"
+_DS_WORLD_INFO = re.compile(r"WORLD INFO DICT: (\{.*\})")
 # torchrun / DeepSpeed ranks per node: "nproc_per_node=8", "--nproc_per_node 8", "num_local_procs=8", "local_world_size=8"
 _PER_NODE = re.compile(r"(?:nproc[_-]per[_-]node|num_local_procs|local_world_size)[=: ]+(\d+)")
 # vLLM / SGLang tensor-parallel workers are ranks too: "tensor_parallel_size=2"
@@ -235,15 +237,8 @@ def rank_map(files: Sequence[MaskedFile], world_size: int | None = None) -> Rank
             elif "world_rank=" in text:
                 if m := _RAY_PID_RANK.search(text):
                     rm.by_pid.setdefault(int(m.group(1)), int(m.group(2)))
-            elif "global_rank_mapping=" in text:
-                if m := _DS_MAPPING.search(text):
-                    try:
-                        mapping = ast.literal_eval(m.group(1))
-                    except (ValueError, SyntaxError):
-                        mapping = {}
-                    for host, ranks in mapping.items() if isinstance(mapping, dict) else ():
-                        if isinstance(ranks, list) and ranks:
-                            rm.by_host.setdefault(str(host), [int(r) for r in ranks])
+            elif "global_rank_mapping=" in text or "WORLD INFO DICT:" in text:
+                _host_mapping(text, rm)
             elif "(local_rank" in text:
                 m = re.search(r"rank\s*:\s*(\d+) \(local_rank", text)
                 pending_rank = int(m.group(1)) if m else None
@@ -268,6 +263,27 @@ def rank_map(files: Sequence[MaskedFile], world_size: int | None = None) -> Rank
     rm.multi_process = bool(rm.by_pid or rm.by_host or rm.numeric_files or (world_size or 0) > 1
                             or any(r is not None for r in rm.by_file.values()))
     return rm
+
+
+def _host_mapping(text: str, rm: RankMap) -> None:
+    """DeepSpeed's node layout: global ranks per host, or local slots per host (global = the hosts' slots in order)."""
+    m = _DS_MAPPING.search(text) or _DS_WORLD_INFO.search(text)
+    if not m:
+        return
+    try:
+        mapping = ast.literal_eval(m.group(1))
+    except (ValueError, SyntaxError):
+        return
+    if not isinstance(mapping, dict):
+        return
+    offset = 0
+    for host, ranks in mapping.items():
+        if not isinstance(ranks, list) or not ranks:
+            continue
+        ranks = [int(r) for r in ranks]
+        if m.re is _DS_WORLD_INFO:  # local slots: the host's global ranks follow the previous hosts'
+            ranks, offset = [offset + i for i in range(len(ranks))], offset + len(ranks)
+        rm.by_host.setdefault(str(host), ranks)
 
 
 def _spawned_pids(files: Sequence[MaskedFile], rm: RankMap) -> None:

@@ -268,15 +268,18 @@ def scan(files: Sequence[MaskedFile], rm: RankMap) -> Timeline:
                 rank = st.context_rank
             if rank is None and not rm.torchrun and _STORE_SERVER.search(text):
                 rank = 0
-            if rank is None and st.last_event is not None and i - st.last_event[1] <= 3 and _same_stream(f.lines[st.last_event[1] - 1], text):
-                rank = st.last_event[0]
+            if (rank is None and not ep.collateral and st.last_event is not None and i - st.last_event[1] <= 3
+                    and _same_stream(f.lines[st.last_event[1] - 1], text)):
+                rank = st.last_event[0]  # a continuation of the previous error's message
             st.last_event = (rank, i)
             rank_of[(f.name, i)] = rank
             if rank is not None:
                 ranks.add(rank)
             key, position = st.last_ts, base + i
             if ep.kind in ("exception", "cuda-error", "nccl-error", "network", "usage") and not ep.collateral:
-                key, position = st.open_tracebacks.pop(rank, None) or st.open_tracebacks.pop(None, None) or (key, position)
+                start = st.open_tracebacks.pop(rank, None) or st.open_tracebacks.pop(None, None)
+                if start is not None:
+                    key, position = start
                 st.context_rank = None
             ref = LineRef(file=f.name, line=i, rank=rank, text=text.strip()[:500])
             if ep.kind == "abort":

@@ -21,8 +21,8 @@ RULES: tuple[Rule, ...] = (
         "disk-full",
         "disk-full",
         (
-            # "OSError: [Errno 28] No space left on device: '/checkpoints/step_1200/pytorch_model.bin'"
-            r"\[Errno 28\] No space left on device",
+            # "OSError: [Errno 28] No space left on device: '/checkpoints/step_1200/pytorch_model.bin'" (not /dev/shm: see the shm entries)
+            r"^(?!.*(?:/dev/shm|</torch_|posix_fallocate)).*\[Errno 28\] No space left on device",
             # torch.save on a full disk: "RuntimeError: [enforce fail at inline_container.cc:595] . unexpected pos 1493571328 vs 1493571216";
             # "PytorchStreamWriter failed writing file data/123: file write failed"
             r"unexpected pos \d+ vs \d+|PytorchStreamWriter failed writing file",
@@ -37,8 +37,9 @@ RULES: tuple[Rule, ...] = (
     Rule(
         "no-space-left",
         "disk-full",
-        # without the errno: "No space left on device" (tar, git, pip, the kernel)
-        (r"No space left on device",),
+        # without the errno: "tar: ...: Cannot write: No space left on device" (tar, git, pip, the kernel); not /dev/shm
+        # ("unable to write to file </torch_1234_567_0>: No space left on device (28)" is the DataLoader's shared memory)
+        (r"^(?!.*(?:/dev/shm|</torch_|posix_fallocate)).*No space left on device",),
         0.6,
         boosts=(
             Boost(-0.4, "the full device is /dev/shm (see the shm and NCCL entries)", line=r"/dev/shm/|posix_fallocate failed|unable to write to file </torch_"),

@@ -16,10 +16,10 @@ OOM_KILLER = (
 )
 # A process ended by SIGKILL: torchrun "exitcode  : -9", "Signal 9 (SIGKILL) received by PID 1234",
 # multiprocessing "died with <Signals.SIGKILL: 9>", DeepSpeed "exits with return code = -9", bash "Killed", "exit code 137"
-# Kubernetes "Exit Code:    137"
+# Kubernetes "Exit Code:    137"; bash on a killed job: "slurm_script: line 12: 31337 Killed                  python train.py"
 SIGKILLED = (
     r"exitcode\s*:\s*-9\b|Signal 9 \(SIGKILL\)|<Signals\.SIGKILL: 9>|exits with return code = -9\b|"
-    r"(?i:exit(?:ed with)? code|exit status|ExitCode)\s*[ :=]\s*137\b|^(?:.*\s)?Killed\s*$|\bkilled by signal: Killed\b"
+    r"(?i:exit(?:ed with)? code|exit status|ExitCode)\s*[ :=]\s*137\b|^(?:.*\s)?Killed\s*$|\bkilled by signal: Killed\b|\b\d+ Killed {2,}\S"
 )
 # the scheduler or the user stopped the job: its kills are not the host's OOM killer
 SCHEDULER_KILL = r"DUE TO TIME LIMIT|DUE TO PREEMPTION|\*\*\* (?:JOB|STEP) [\d.]+ ON \S+ CANCELLED AT|TERM_RUNLIMIT|walltime \d+ exceeded|Received 1 death signal"

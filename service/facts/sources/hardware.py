@@ -6,7 +6,6 @@ import re
 
 from service.facts.sources.base import FactRule, gpu_name, rule
 
-
 RULES: tuple[FactRule, ...] = (
     # --- GPU model, most authoritative first ---
     # collect_env / nvidia-smi -L: "GPU 0: NVIDIA H100 80GB HBM3" / "GPU 0: NVIDIA A10G (UUID: GPU-...)";

@@ -55,7 +55,7 @@ RULES: tuple[FactRule, ...] = (
     # Lightning "Using 16bit Automatic Mixed Precision (AMP)" / "Using bfloat16 Automatic Mixed Precision (AMP)"; TE "fp8: enabled"
     rule("accelerate.mixed", "precision", r"Mixed precision type: (fp16|bf16|fp8|no)|- mixed_precision: (fp16|bf16|fp8)", _precision, keep="best"),
     rule("hf.amp_backend", "precision", r"Using (cuda_amp|apex|amp) half precision backend", const("fp16"), keep="best"),
-    rule("lightning.amp", "precision", r"Using (16|bfloat16)bit (?:native )?Automatic Mixed Precision", _precision, keep="best"),
+    rule("lightning.amp", "precision", r"Using (16|bfloat16)(?:bit)? (?:native )?Automatic Mixed Precision", _precision, keep="best"),
     rule("te.fp8", "precision", r"\bfp8(?: recipe)?: (?:enabled|DelayedScaling)|fp8_autocast\(enabled=True|convert_to_float8_training|Float8LinearConfig|quantization=['\"]?fp8",
          const("fp8"), keep="best"),
     # HF TrainingArguments: "bf16=True,", "fp16=True,"; DeepSpeed JSON on one line '"bf16": {"enabled": true'; fairseq "'fp16': True"
@@ -125,7 +125,9 @@ RULES: tuple[FactRule, ...] = (
     # death signals to the launcher: "Received 1 death signal, shutting down workers"; "Received Signals.SIGHUP death signal"
     rule("signal.death", "signal", r"Received (?:Signals\.)?(\d+|SIG\w+) death signal", lambda m: _SIGNALS.get(m.group(1), m.group(1)), keep="best"),
     rule("signal.exit137", "signal", r"(?:exit code|Exit Code:|exit status)\s*(137|139|134|135)\b", _signal_of_code, keep="best"),
-    rule("signal.term", "signal", r"^(?!.*signals_to_handle).*?(\bSIGTERM\b)", lambda m: "SIGTERM", keep="best"),
+    # SIGTERM itself, but not the launcher terminating the survivors ("closing signal SIGTERM", "exitcode : -15 ... (SIGTERM)")
+    rule("signal.term", "signal", r"^(?!.*(?:signals_to_handle|closing signal|exitcode\s*:\s*-15|Signal 15 \(SIGTERM\) received by PID)).*?(\bSIGTERM\b)",
+         lambda m: "SIGTERM", keep="best"),
     # --- hardware and host ---
     # dmesg: "NVRM: Xid (PCI:0000:3b:00): 79, pid=0, name=python, GPU has fallen off the bus."
     rule("dmesg.xid", "xid", r"NVRM: Xid \([^)]*\): (\d+)", prefilter="Xid"),

@@ -40,7 +40,8 @@ def _torchrun(extra: list[str], scenario: str, bad: int, cwd: str) -> subprocess
     cmd = [sys.executable, "-m", "torch.distributed.run", "--standalone", f"--nproc_per_node={NPROC}", *extra,
            str(JOB), "--scenario", scenario, "--bad-rank", str(bad)]
     env = {**os.environ, "OMP_NUM_THREADS": "1", "PYTHONUNBUFFERED": "1", "LOGLEVEL": "INFO"}
-    return subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True, timeout=300)
+    # one pipe for both streams: the interleaving a terminal (or a job's log file) shows
+    return subprocess.run(cmd, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=300)
 
 
 def main() -> None:
@@ -51,7 +52,7 @@ def main() -> None:
             target = OUT / f"{scenario}-tee"
             shutil.rmtree(target, ignore_errors=True)
             target.mkdir(parents=True)
-            (target / "console.log").write_text(_scrub(console + tee.stdout + tee.stderr, tmp))
+            (target / "console.log").write_text(_scrub(console + tee.stdout, tmp))
             (target / "scenario.json").write_text(json.dumps(
                 {"scenario": scenario, "initiating_rank": bad, "world_size": NPROC, "launcher": "torchrun --tee 3",
                  "exit_code": tee.returncode}, indent=2) + "\n")
@@ -62,7 +63,7 @@ def main() -> None:
             shutil.rmtree(target, ignore_errors=True)
             target.mkdir(parents=True)
             console = f"$ torchrun --standalone --nproc_per_node={NPROC} --log-dir logs --redirects 3 job.py --scenario {scenario} --bad-rank {bad}\n"
-            (target / "console.log").write_text(_scrub(console + red.stdout + red.stderr, tmp))
+            (target / "console.log").write_text(_scrub(console + red.stdout, tmp))
             for f in sorted(logdir.rglob("*")):
                 if f.is_file() and f.suffix in (".log", ".json"):
                     rel = f.relative_to(logdir)

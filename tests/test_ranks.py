@@ -1,0 +1,403 @@
+"""Multi-rank logs: every launcher's way of naming ranks, one timeline across ranks and files, the rank that
+failed first, and the collateral labelled with its rank, line and reason. Hand-built logs in real formats; the
+logs of real failing torchrun jobs are in test_ranks_generated.py."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from service.facts import extract_facts
+from service.facts.ranks import file_rank, file_ranks, line_rank, rank_map
+from service.models import Facts, MaskedFile, MaskedLog
+
+WATCHDOG = ("[E ProcessGroupNCCL.cpp:563] [Rank {r}] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=1021, "
+            "OpType=ALLREDUCE, NumelIn=1, NumelOut=1, Timeout(ms)=1800000) ran for 1800126 milliseconds before timing out.")
+TRACEBACK = ("Traceback (most recent call last):", '  File "/workspace/train.py", line 212, in <module>', "    loss.backward()")
+
+
+def one_file(*lines: str, name: str = "train.log") -> MaskedLog:
+    return MaskedLog(files=[MaskedFile(name=name, lines=list(lines))])
+
+
+def files(**named: list[str]) -> MaskedLog:
+    return MaskedLog(files=[MaskedFile(name=name.replace("__", "/").replace("_dot_", "."), lines=lines) for name, lines in named.items()])
+
+
+def assert_collateral_is_explained(facts: Facts, initiating: int) -> None:
+    assert facts.collateral, "the other ranks' errors must be listed as collateral"
+    for c in facts.collateral:
+        assert c.why and c.line > 0 and c.text
+    assert all(c.rank != initiating or "launcher" in c.why or "NCCL" in c.why or "watchdog" in c.why for c in facts.collateral)
+
+
+# --- prefixes ---
+
+
+@pytest.mark.parametrize(
+    ("line", "rank"),
+    [
+        ("[rank3]:[W ProcessGroupNCCL.cpp:1234] Warning: something", 3),  # torch >= 2.2 c10d logs and worker output
+        ("[default3]:[rank3]: Traceback (most recent call last):", 3),  # torchrun --tee with torch >= 2.3
+        ("worker-1: [rank9]: RuntimeError: boom", 9),  # pdsh host prefix first
+        ("[1,3]<stderr>:RuntimeError: boom", 3),  # Open MPI --tag-output
+        ("[rank: 2] Seed set to 42", 2),  # Lightning
+        ("[node-1:5] RuntimeError: boom", 5),  # host:rank
+        ("[<HOST_1>:5]: RuntimeError: boom", 5),  # masked host:rank
+        ("11: Traceback (most recent call last):", 11),  # srun -l
+        ("gpu-h02: 11: RuntimeError: boom", 11),  # srun -l after pdsh
+        ("2024-05-01 10:00:00 | rank=3 | loss 1.2", 3),  # loguru-style
+        ("Epoch: 1: loss 0.3", None),  # not a host prefix
+        ("41:    parser.add_argument('--local_rank', type=int, default=0)", 41),  # bare numbers are trusted only per file (below)
+        ("RuntimeError: CUDA error", None),
+    ],
+)
+def test_line_prefixes(line, rank):
+    assert line_rank(line) == rank
+
+
+@pytest.mark.parametrize(
+    ("name", "rank"),
+    [
+        ("rank_3.log", 3), ("logs/rank-12.out", 12), ("worker3.log", 3), ("proc_7.txt", 7), ("gpu3.log", 3),
+        ("logs/run/attempt_0/3/stderr.log", 3),  # torchrun --log-dir (a local rank)
+        ("logs/run/attempt_0/3/error.json", 3),
+        ("out/1/rank.3/stderr", 3),  # Open MPI --output-filename
+        ("train.log", None), ("slurm-4242.out", None),
+    ],
+)
+def test_file_names(name, rank):
+    assert file_rank(name) == rank
+
+
+def test_node_folders_turn_local_ranks_into_global_ones():
+    names = [f"node{n}/run/attempt_0/{r}/stderr.log" for n in (0, 1) for r in range(4)]
+    ranks = file_ranks(names)
+    assert ranks["node1/run/attempt_0/2/stderr.log"] == 6 and ranks["node0/run/attempt_0/3/stderr.log"] == 3
+
+
+def test_a_few_numbered_lines_are_not_srun_prefixes():
+    code = ["Traceback (most recent call last):", "41:    parser.add_argument('--local_rank')", "176:    torch.cuda.set_device(args.local_rank)",
+            "RuntimeError: invalid usage"]
+    facts = extract_facts(one_file(*code))
+    assert 41 not in facts.ranks_seen and 176 not in facts.ranks_seen
+
+
+# --- the issue's case: a failure on rank 5 under 40 lines of collateral from 7 other ranks ---
+
+
+def test_rank5_failure_under_forty_lines_of_collateral():
+    lines = [f"[rank{r}]: step 1200 | loss 1.93 | lr 3.0e-04" for r in range(8)]
+    lines += [f"[rank5]: {t}" for t in TRACEBACK]
+    lines += ["[rank5]: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.50 GiB. GPU 5 has a total capacity of 79.15 GiB of which 1.02 GiB is free."]
+    collateral_lines = []
+    for r in (0, 1, 2, 3, 4, 6, 7):
+        collateral_lines += [
+            f"[rank{r}]:{WATCHDOG.format(r=r)}",
+            f"[rank{r}]:[E ProcessGroupNCCL.cpp:577] [Rank {r}] Some NCCL operations have failed or timed out. Due to the asynchronous nature of CUDA kernels, subsequent GPU operations might run on corrupted/incomplete data.",
+            f"[rank{r}]:[E ProcessGroupNCCL.cpp:583] [Rank {r}] To avoid data inconsistency, we are taking the entire process down.",
+            f"[rank{r}]: RuntimeError: NCCL communicator was aborted on rank {r}.",
+            f"[rank{r}]:terminate called after throwing an instance of 'c10::DistBackendError'",
+        ]
+    collateral_lines += [
+        "W0501 10:30:02.100000 1234 torch/distributed/elastic/multiprocessing/api.py:858] Sending process 4411 closing signal SIGTERM",
+        "E0501 10:30:03.200000 1234 torch/distributed/elastic/multiprocessing/api.py:833] failed (exitcode: -6) local_rank: 0 (pid: 4410) of binary: /usr/bin/python",
+        "torch.distributed.elastic.multiprocessing.errors.ChildFailedError: ",
+    ]
+    assert len(collateral_lines) >= 38
+    facts = extract_facts(one_file(*lines, *collateral_lines))
+    assert facts.initiating_rank == 5
+    assert facts.initiating_event is not None and "OutOfMemoryError" in facts.initiating_event.ref.text
+    assert {c.rank for c in facts.collateral} >= {0, 1, 2, 3, 4, 6, 7}
+    assert_collateral_is_explained(facts, 5)
+    assert facts.rule_hits[0].entry_id == "cuda-oom"
+    assert any("watchdog" in c.why or "collective" in c.why for c in facts.collateral if c.rank == 3)
+
+
+def test_rank5_in_per_rank_files_where_the_collateral_comes_first_in_file_order():
+    """rank_0.log sorts first and only holds collateral; timestamps put rank 5's error first."""
+    log = files(**{
+        f"rank_{r}_dot_log": [f"[2024-05-01 10:00:0{r}] step 1200 | loss 1.9", f"[2024-05-01 10:30:0{r}] {WATCHDOG.format(r=r)}",
+                              f"[2024-05-01 10:30:0{r}] RuntimeError: NCCL communicator was aborted on rank {r}."]
+        for r in (0, 1, 2, 3, 4, 6, 7)
+    } | {"rank_5_dot_log": ["[2024-05-01 10:00:05] step 1200 | loss 1.9", *TRACEBACK,
+                            "[2024-05-01 10:00:09] torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.50 GiB."]})
+    facts = extract_facts(log)
+    assert facts.initiating_rank == 5
+    assert {c.rank for c in facts.collateral} == {0, 1, 2, 3, 4, 6, 7}
+    assert_collateral_is_explained(facts, 5)
+
+
+# --- every launcher's format names the right rank ---
+
+
+def test_torchrun_tee_default_prefixes():
+    facts = extract_facts(one_file(
+        "[default0]:step 10 | loss 2.1", "[default3]:step 10 | loss 2.1",
+        *(f"[default3]:{t}" for t in TRACEBACK), "[default3]:ValueError: sample 8123 of shard 7 has 3 labels, expected 2",
+        "[default1]:RuntimeError: [../third_party/gloo/gloo/transport/tcp/pair.cc:534] Connection closed by peer [127.0.0.1]:41234",
+    ))
+    assert facts.initiating_rank == 3
+
+
+def test_srun_direct_task_prefixes():
+    lines = [f"{r}: step 100 | loss 2.0" for r in range(8)]
+    lines += ["6: Traceback (most recent call last):", "6: RuntimeError: CUDA error: device-side assert triggered",
+              "2: RuntimeError: Connection reset by peer", "srun: error: gpu-02: task 6: Exited with exit code 1"]
+    facts = extract_facts(one_file("+ srun -l --ntasks=8 python train.py", *lines))
+    assert facts.initiating_rank == 6
+
+
+def test_srun_over_torchrun_numbers_nodes_and_default_numbers_local_ranks():
+    """srun -l starts one torchrun per node: '1: [default1]:' is node 1, local rank 1 = global rank 5 with 4 per node."""
+    lines = ["$ srun -l --nodes 2 torchrun --nnodes 2 --nproc_per_node 4 train.py"]
+    lines += [f"{n}: [default{r}]:step 100 | loss 2.0" for n in (0, 1) for r in range(4)]
+    lines += ["1: [default1]:RuntimeError: DataLoader worker (pid 51873) is killed by signal: Bus error. It is possible that dataloader's workers are out of shared memory.",
+              "0: [default2]:" + WATCHDOG.format(r=2)]
+    facts = extract_facts(one_file(*lines))
+    assert facts.initiating_rank == 5
+
+
+def test_open_mpi_tags():
+    facts = extract_facts(one_file(
+        "$ mpirun -np 16 --tag-output python train.py", "[1,0]<stdout>:step 5", "[1,8]<stderr>:AssertionError: Gradient accumulation steps: 0 has to be greater than 0",
+        "[1,3]<stderr>:RuntimeError: Connection reset by peer",
+    ))
+    assert facts.initiating_rank == 8
+
+
+def test_lightning_rank_prefix():
+    facts = extract_facts(one_file("[rank: 0] Seed set to 42", "[rank: 2] RuntimeError: CUDA error: an illegal memory access was encountered"))
+    assert facts.initiating_rank == 2
+
+
+def test_deepspeed_pdsh_host_prefix_with_rank_mapping_and_the_gpu_of_the_oom():
+    facts = extract_facts(one_file(
+        "worker-0: [2024-01-01 10:00:00,000] [INFO] [launch.py:162:main] global_rank_mapping=defaultdict(<class 'list'>, "
+        "{'worker-0': [0, 1, 2, 3, 4, 5, 6, 7], 'worker-1': [8, 9, 10, 11, 12, 13, 14, 15]})",
+        "worker-1: Traceback (most recent call last):",
+        "worker-1: torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 20.00 GiB (GPU 3; 79.15 GiB total capacity; 55.87 GiB already allocated)",
+        "worker-0: [E ProcessGroupNCCL.cpp:828] " + WATCHDOG.format(r=6),
+    ))
+    assert facts.initiating_rank == 11
+
+
+def test_deepspeed_world_info_and_nccl_device_index():
+    facts = extract_facts(one_file(
+        "node-a: [2024-06-03 13:05:24,417] [INFO] [launch.py:145:main] WORLD INFO DICT: {'node-a': [0, 1, 2, 3, 4, 5, 6, 7], 'node-b': [0, 1, 2, 3, 4, 5, 6, 7], 'node-c': [0, 1, 2, 3, 4, 5, 6, 7]}",
+        "node-c: node-c:77311:78420 [1] transport/net_ib.cc:1696 NCCL WARN NET/IB : Got completion from peer 10.0.0.12<52718> with error 12, opcode 0, len 0, vendor err 129 (Recv)",
+    ))
+    assert facts.initiating_rank == 17
+
+
+def test_deepspeed_spawned_process_ids_name_the_rank_of_a_dmesg_xid():
+    facts = extract_facts(one_file(
+        "[2023-07-03 16:40:00,000] [INFO] [launch.py:253:main] process 28810 spawned with command: ['python', '-u', 'train.py', '--local_rank=0']",
+        "[2023-07-03 16:40:00,000] [INFO] [launch.py:253:main] process 28813 spawned with command: ['python', '-u', 'train.py', '--local_rank=1']",
+        "RuntimeError: CUDA error: CUBLAS_STATUS_EXECUTION_FAILED when calling `cublasGemmEx( handle, opa, opb, m, n, k, ...)`",
+        "[1953696.301455] NVRM: Xid (PCI:0000:07:00): 48, pid=28813, name=python, An uncorrectable double bit error (DBE) has been detected on GPU",
+    ))
+    assert facts.initiating_rank == 1
+
+
+def test_nccl_process_ids_name_the_rank_of_a_warn_line():
+    facts = extract_facts(one_file(
+        "gpu-a:411:469 [0] NCCL INFO comm 0x55 rank 0 nranks 4 cudaDev 0 nvmlDev 0 busId 1b000 commId 0x1 - Init START",
+        "gpu-a:413:474 [2] NCCL INFO comm 0x57 rank 2 nranks 4 cudaDev 2 nvmlDev 2 busId 1d000 commId 0x1 - Init START",
+        "gpu-a:413:474 [2] misc/shmutils.cc:113 NCCL WARN Error while creating shared memory segment /dev/shm/nccl-FnGcO9 (size 9637888)",
+        "gpu-a:411:469 [0] misc/shmutils.cc:113 NCCL WARN Error while creating shared memory segment /dev/shm/nccl-FPw5p1 (size 9637888)",
+    ))
+    assert facts.initiating_rank == 2
+
+
+def test_nvidia_smi_bus_ids_name_the_rank_of_a_lost_gpu():
+    facts = extract_facts(one_file(
+        "WORLD_SIZE=4",
+        *(f"|   {i}  NVIDIA A10G                    On  | 00000000:00:{0x1B + i:02X}.0 Off |                    0 |" for i in range(4)),
+        "torch.distributed.DistBackendError: NCCL error in: ProcessGroupNCCL.cpp:1691, unhandled cuda error (run with NCCL_DEBUG=INFO for details)",
+        "Unable to determine the device handle for GPU0000:00:1D.0: GPU is lost.  Reboot the system to recover this GPU",
+    ))
+    assert facts.initiating_rank == 2
+
+
+def test_ray_worker_process_ids():
+    facts = extract_facts(one_file(
+        "(TorchTrainer pid=18233, ip=10.0.12.7) - (ip=10.0.12.7, pid=18301) world_rank=0, local_rank=0, node_rank=0",
+        "(TorchTrainer pid=18233, ip=10.0.12.7) - (ip=10.0.12.7, pid=18302) world_rank=1, local_rank=1, node_rank=0",
+        "ray.exceptions.RayTaskError(RuntimeError): ray::_RayTrainWorker__execute.get_next() (pid=18302, ip=10.0.12.7, actor_id=e989)",
+        *TRACEBACK,
+        "RuntimeError: expected mat1 and mat2 to have the same dtype, but got: double != float",
+    ))
+    assert facts.initiating_rank == 1
+
+
+def test_mp_spawn_names_the_process_that_raised():
+    facts = extract_facts(one_file(
+        "torch.multiprocessing.spawn.ProcessRaisedException: ", "", "-- Process 2 terminated with the following error:", *TRACEBACK,
+        "RuntimeError: Expected all tensors to be on the same device, but found at least two devices, cuda:2 and cpu!",
+    ))
+    assert facts.initiating_rank == 2
+
+
+def test_a_message_that_names_its_own_rank():
+    facts = extract_facts(one_file(
+        *TRACEBACK,
+        "RuntimeError: Expected to have finished reduction in the prior iteration before starting a new one.",
+        "Parameter indices which did not receive grad for rank 1: 197 198",
+    ))
+    assert facts.initiating_rank == 1
+
+
+def test_torchrun_default_prefix_with_the_global_rank_in_the_message_learns_the_node_offset():
+    facts = extract_facts(files(**{
+        "gpu-a100-102_dot_log": [
+            "[default5]:[E ProcessGroupNCCL.cpp:475] " + WATCHDOG.format(r=13),
+            "[default5]:" + WATCHDOG.format(r=13),
+            "[default3]:" + WATCHDOG.format(r=11),
+        ],
+    }))
+    assert 13 in facts.ranks_seen and 11 in facts.ranks_seen and 5 not in facts.ranks_seen
+
+
+# --- torchrun's summaries: the error files and the 'first observed failure' block ---
+
+
+def _error_json(message: str, timestamp: int) -> list[str]:
+    return [json.dumps({"message": {"message": message, "extraInfo": {"py_callstack": "Traceback ...", "timestamp": str(timestamp)}}})]
+
+
+def test_torchrun_error_files_order_the_failures_by_their_own_time():
+    log = files(**{
+        "run__attempt_0__0__error_dot_json": _error_json("RuntimeError: Connection closed by peer [127.0.0.1]:41234", 1714567900),
+        "run__attempt_0__2__error_dot_json": _error_json("ValueError: sample 8123 of shard 7 has 3 labels", 1714567890),
+        "run__attempt_0__3__error_dot_json": _error_json("RuntimeError: Connection closed by peer [127.0.0.1]:41299", 1714567901),
+    })
+    facts = extract_facts(log)
+    assert facts.initiating_rank == 2
+    assert {c.rank for c in facts.collateral} == {0, 3}
+
+
+BLOCK = [
+    "torch.distributed.elastic.multiprocessing.errors.ChildFailedError: ",
+    "============================================================",
+    "train.py FAILED",
+    "------------------------------------------------------------",
+    "Failures:",
+    "[1]:",
+    "  time      : 2024-05-01_10:00:05",
+    "  host      : node-1",
+    "  rank      : 0 (local_rank: 0)",
+    "  exitcode  : -15 (pid: 1234)  (SIGTERM)",
+    "  error_file: <N/A>",
+    "  traceback : Signal 15 (SIGTERM) received by PID 1234",
+    "------------------------------------------------------------",
+    "Root Cause (first observed failure):",
+    "[0]:",
+    "  time      : 2024-05-01_10:00:04",
+    "  host      : node-1",
+    "  rank      : 1 (local_rank: 1)",
+    "  exitcode  : -9 (pid: 1235)",
+    "  error_file: <N/A>",
+    "  traceback : Signal 9 (SIGKILL) received by PID 1235",
+    "============================================================",
+]
+
+
+def test_a_silent_sigkill_is_found_in_torchruns_summary():
+    facts = extract_facts(one_file("step 100 | loss 2.0", *BLOCK))
+    assert facts.initiating_rank == 1
+    assert facts.values["signal"].value == "SIGKILL" and facts.rule_hits[0].entry_id == "process-killed-sigkill"
+
+
+def test_the_root_cause_block_of_a_tie_is_only_a_fallback():
+    """Every rank failed with the same error at once and no error files: torchrun breaks the tie by rank order."""
+    block = [
+        "Failures:", "[1]:", "  time      : 2024-05-01_10:00:04", "  rank      : 1 (local_rank: 1)", "  exitcode  : 1 (pid: 1235)",
+        "  error_file: <N/A>", "Root Cause (first observed failure):", "[0]:", "  time      : 2024-05-01_10:00:04",
+        "  rank      : 0 (local_rank: 0)", "  exitcode  : 1 (pid: 1234)", "  error_file: <N/A>", "=" * 60,
+    ]
+    printed_first = extract_facts(one_file(
+        "[rank1]: RuntimeError: CUDA error: an illegal memory access was encountered",
+        "[rank0]: RuntimeError: CUDA error: an illegal memory access was encountered", *block,
+    ))
+    assert printed_first.initiating_rank == 1
+    unprefixed = extract_facts(one_file(
+        "RuntimeError: CUDA error: an illegal memory access was encountered",
+        "RuntimeError: CUDA error: an illegal memory access was encountered", *block,
+    ))
+    assert unprefixed.initiating_rank == 0 and any("tie" in n for n in unprefixed.notes)
+
+
+def test_an_informative_root_cause_decides_between_ranks_that_failed_the_same_way():
+    block = ["Failures:", "  <NO_OTHER_FAILURES>", "Root Cause (first observed failure):", "[0]:", "  time      : 2024-06-03_21:40:14",
+             "  rank      : 3 (local_rank: 3)", "  exitcode  : 1 (pid: 4431)", "  error_file: <N/A>", "=" * 60]
+    facts = extract_facts(one_file(
+        "[rank5]:ImportError: flash_attn_2_cuda.so: undefined symbol: _ZN3c105ErrorC2ENS_14SourceLocationESs",
+        "[rank3]:ImportError: flash_attn_2_cuda.so: undefined symbol: _ZN3c105ErrorC2ENS_14SourceLocationESs", *block,
+    ))
+    assert facts.initiating_rank == 3
+
+
+# --- collective timeouts: the rank the others waited for ---
+
+
+def test_the_one_rank_that_never_timed_out_is_the_one_the_others_waited_for():
+    lines = ["WORLD_SIZE=8"] + [f"[rank{r}]:{WATCHDOG.format(r=r)}" for r in range(8) if r != 4]
+    facts = extract_facts(one_file(*lines))
+    assert facts.initiating_rank == 4
+    assert facts.initiating_event is None and any("did not report" in n for n in facts.notes)
+    assert facts.rule_hits[0].entry_id == "nccl-watchdog-timeout"
+
+
+def test_the_rank_in_a_different_collective_diverged():
+    lines = [f"[E ProcessGroupNCCL.cpp:475] [Rank {r}] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=2217604, "
+             f"OpType={'ALLREDUCE' if r == 3 else '_ALLGATHER_BASE'}, NumelIn=4, NumelOut=4, Timeout(ms)=1800000) ran for 1800412 milliseconds before timing out."
+             for r in range(8)]
+    facts = extract_facts(one_file(*lines))
+    assert facts.initiating_rank == 3
+    assert facts.values["collectives_differ"].value == "yes"
+
+
+def test_a_monitored_barrier_names_the_rank_that_did_not_join():
+    facts = extract_facts(one_file("[rank0]: RuntimeError: Rank 5 failed to pass monitoredBarrier in 1800000 ms", "[rank1]: RuntimeError: Connection closed by peer"))
+    assert facts.initiating_rank == 5
+
+
+# --- collateral ---
+
+
+def test_network_errors_on_the_survivors_side_of_a_killed_peer_are_collateral():
+    lines = ["$ srun -l --nodes 2 torchrun --nnodes 2 --nproc_per_node 8 train.py"]
+    lines += [f"{n}: [2024-12-09 05:52:1{n}] step 9200 | loss 0.139" for n in (0, 1, 0, 1, 0, 1)]
+    lines += ["1: E1209 05:53:21.890003 88514 torch/distributed/elastic/multiprocessing/api.py:869] failed (exitcode: -9) local_rank: 5 (pid: 88535) of binary: python",
+              "0: gpu-a:31232:31422 [2] transport/net_ib.cc:1733 NCCL WARN NET/IB : Got completion from peer 10.0.0.2<46867> with error 12, opcode 0, len 0, vendor err 129 (Recv)"]
+    facts = extract_facts(one_file(*lines))
+    assert facts.initiating_rank == 13
+    net = [c for c in facts.collateral if "NET/IB" in c.text]
+    assert net and "network" in net[0].why
+
+
+def test_a_watchdog_abort_on_a_timed_out_rank_is_collateral():
+    facts = extract_facts(one_file(
+        "[rank3]: ValueError: bad sample",
+        f"[rank1]:{WATCHDOG.format(r=1)}",
+        "[rank1]:terminate called after throwing an instance of 'std::runtime_error'",
+        "[rank1]:  what():  [Rank 1] NCCL watchdog thread terminated with exception: [Rank 1] Watchdog caught collective operation timeout",
+        "[rank1]: Fatal Python error: Aborted",
+    ))
+    assert facts.initiating_rank == 3
+    assert all(c.rank == 1 for c in facts.collateral) and len(facts.collateral) >= 3
+
+
+def test_without_rank_information_it_says_so():
+    facts = extract_facts(one_file(*TRACEBACK, "ValueError: bad"))
+    assert facts.initiating_rank is None and facts.ranks_seen == []
+    assert any("no rank information" in n for n in facts.notes)
+
+
+def test_the_rank_map_is_built_once_per_log():
+    rm = rank_map([MaskedFile(name="x.log", lines=[
+        "gpu-a:411:469 [0] NCCL INFO comm 0x55 rank 7 nranks 8 cudaDev 0 nvmlDev 0 busId 1b000 commId 0x1 - Init START"])])
+    assert rm.by_pid == {411: 7}
+    assert rm.rank_of("x.log", "gpu-a:411:469 [0] misc/socket.cc:49 NCCL WARN socketProgressOpt: Call to recv failed") == 7
