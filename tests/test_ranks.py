@@ -115,6 +115,12 @@ def test_rank5_failure_under_forty_lines_of_collateral():
     assert any("watchdog" in c.why or "collective" in c.why for c in facts.collateral if c.rank == 3)
 
 
+def test_events_carry_their_time_and_the_first_failure_its_timestamp_fact():
+    facts = extract_facts(one_file("[2024-05-01 10:00:03,120] [INFO] step 5", "E0501 10:00:04.000000 1234 api.py:10] RuntimeError: CUDA error: device-side assert triggered"))
+    assert facts.events[0].timestamp == "E0501 10:00:04.000000"  # as printed
+    assert facts.values["failure_time"].value == "E0501 10:00:04.000000" and facts.values["failure_time"].line == 2
+
+
 def test_rank5_in_per_rank_files_where_the_collateral_comes_first_in_file_order():
     """rank_0.log sorts first and only holds collateral; timestamps put rank 5's error first."""
     log = files(**{

@@ -8,7 +8,7 @@ from pathlib import Path
 from service.errors import InputError
 from service.models import Source
 
-_LOG_SUFFIXES = (".log", ".out", ".err", ".txt", ".gz")
+_LOG_SUFFIXES = (".log", ".out", ".err", ".txt", ".gz", ".json")  # .json: torchrun error files
 
 
 def read_sources(paths: list[str]) -> list[Source]:

@@ -35,7 +35,10 @@ def calibrate(top: float, runner_up: float) -> float:
     if not points:
         return x
     if x <= points[0][0]:
-        return points[0][1]
+        # Below every score the table was fitted on there is no evidence of accuracy: fall from the first
+        # fitted point towards zero instead of extrapolating its accuracy.
+        x0, y0 = points[0]
+        return y0 * x / x0 if x0 > 0 else 0.0
     for (x0, y0), (x1, y1) in itertools.pairwise(points):
         if x <= x1:
             return y0 + (y1 - y0) * (x - x0) / (x1 - x0) if x1 > x0 else y1

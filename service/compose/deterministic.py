@@ -68,7 +68,9 @@ def compose_deterministic(
 ) -> Diagnosis:
     top = hits[0] if hits else None
     confidence = calibrate(top.score if top else 0.0, hits[1].score if len(hits) > 1 else 0.0)
-    entry = kb.get(top.entry_id) if top and confidence >= unknown_threshold else None
+    # No error line and no rule: whatever similarity found is not a diagnosis.
+    evidence_of_failure = bool(facts.events or facts.rule_hits)
+    entry = kb.get(top.entry_id) if top and evidence_of_failure and confidence >= unknown_threshold else None
     candidates = [
         Candidate(entry_id=h.entry_id, title=h.title, score=h.score, sources=sorted(h.sources), source_scores=h.sources)
         for h in hits[:_MAX_CANDIDATES]

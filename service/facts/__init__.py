@@ -1,7 +1,8 @@
 """Stage 3, facts: deterministic facts, signature-rule hits, and the rank timeline of a masked log.
 
-    line facts (sources.py) + counted/derived facts (derived.py)
-    -> rule matches (hits.py over rules/) -> the rank timeline (ranks.py, timeline.py)
+    line facts (sources/) + counted and derived facts (derived.py)
+    -> rule matches (hits.py over the rules/ registry; literals.py skips patterns a line cannot match)
+    -> the rank timeline (ranks.py: who printed a line; events.py: what kind of error; timeline.py: in what order)
     -> the initiating rank and its collateral -> rule strengths weighed by the timeline
 """
 
@@ -137,6 +138,9 @@ def extract_facts(log: MaskedLog) -> Facts:
     if not tl.ranks_seen and initiating_rank is None:
         notes.append("no rank information in the log: treated as a single process")
     hits = weigh_by_timeline(raw_hits, hit_ranks, tl.events, first, initiating_rank)
+    if first is not None and first.timestamp and "failure_time" not in values:
+        values["failure_time"] = Fact(name="failure_time", value=first.timestamp, file=first.ref.file, line=first.ref.line,
+                                      source="timeline.first_failure")
     return Facts(
         values=values,
         rule_hits=hits,

@@ -143,6 +143,17 @@ def timestamp_key(text: str) -> tuple[int, ...] | None:
     return None
 
 
+def timestamp_text(text: str) -> str | None:
+    """The line's first timestamp as printed ("2024-05-01 12:00:03,123", "E0501 12:00:03.123456"), or None."""
+    head = text[:100]
+    for pattern in (_ISO_TS, _US_TS):
+        m = pattern.search(head)
+        if m:
+            return m.group(0)
+    m = _GLOG_TS.search(head[:60])
+    return m.group(0).lstrip("[ :") if m else None
+
+
 def epoch_key(seconds: float) -> tuple[int, ...]:
     """The same key for a Unix time (torchrun's error files record one)."""
     t = datetime.fromtimestamp(seconds, tz=UTC)
