@@ -9,6 +9,7 @@ import subprocess
 import sys
 
 import httpx
+import pytest
 
 from tests.conftest import EXAMPLES, REPO
 
@@ -17,6 +18,16 @@ CONTRACT = {
     "initiating_rank", "collateral", "fix", "verify", "masked", "timings_ms", "kb_version", "composer",
 }
 FUSED = "deepspeed-fusedadam-illegal-memory-access"
+
+
+@pytest.fixture(scope="module")
+def cli_data_dir(session_data_dir, tmp_path_factory):  # type: ignore[no-untyped-def]
+    """The CLI processes' own data dir (their own database), sharing the session's built index."""
+    data = tmp_path_factory.mktemp("cli-data")
+    index = session_data_dir / "index"
+    if index.exists():
+        os.symlink(index, data / "index")
+    return data
 
 
 def run_cli(*args: str, data_dir: str, stdin: bytes | None = None) -> subprocess.CompletedProcess[bytes]:
@@ -37,34 +48,34 @@ def check_fused_adam(d: dict) -> None:
     assert 0 < d["confidence"] <= 1
 
 
-def test_cli_diagnose_json_on_bundled_example(session_data_dir):
-    r = run_cli("diagnose", str(EXAMPLES / "fusedadam-h100.log"), "--format", "json", data_dir=str(session_data_dir))
+def test_cli_diagnose_json_on_bundled_example(cli_data_dir):
+    r = run_cli("diagnose", str(EXAMPLES / "fusedadam-h100.log"), "--format", "json", data_dir=str(cli_data_dir))
     assert r.returncode == 0, r.stderr.decode()
     check_fused_adam(json.loads(r.stdout))
 
 
-def test_cli_diagnose_reads_gzip_from_stdin(session_data_dir):
+def test_cli_diagnose_reads_gzip_from_stdin(cli_data_dir):
     data = gzip.compress((EXAMPLES / "fusedadam-h100.log").read_bytes())
-    r = run_cli("diagnose", "-", "--format", "json", data_dir=str(session_data_dir), stdin=data)
+    r = run_cli("diagnose", "-", "--format", "json", data_dir=str(cli_data_dir), stdin=data)
     assert r.returncode == 0, r.stderr.decode()
     assert json.loads(r.stdout)["entry_id"] == FUSED
 
 
-def test_cli_text_and_markdown_name_the_cause(session_data_dir):
+def test_cli_text_and_markdown_name_the_cause(cli_data_dir):
     for fmt, marker in (("text", "Root cause:"), ("markdown", "### crashdoc:")):
-        r = run_cli("diagnose", str(EXAMPLES / "fusedadam-h100.log"), "--format", fmt, data_dir=str(session_data_dir))
+        r = run_cli("diagnose", str(EXAMPLES / "fusedadam-h100.log"), "--format", fmt, data_dir=str(cli_data_dir))
         out = r.stdout.decode()
         assert r.returncode == 0 and marker in out and FUSED in out
 
 
-def test_cli_user_errors_exit_2_without_traceback(session_data_dir, tmp_path):
-    missing = run_cli("diagnose", str(tmp_path / "nope.log"), data_dir=str(session_data_dir))
+def test_cli_user_errors_exit_2_without_traceback(cli_data_dir, tmp_path):
+    missing = run_cli("diagnose", str(tmp_path / "nope.log"), data_dir=str(cli_data_dir))
     empty_file = tmp_path / "empty.log"
     empty_file.write_bytes(b"")
-    empty = run_cli("diagnose", str(empty_file), data_dir=str(session_data_dir))
+    empty = run_cli("diagnose", str(empty_file), data_dir=str(cli_data_dir))
     binary_file = tmp_path / "weights.bin"
     binary_file.write_bytes(bytes(range(256)) * 64)
-    binary = run_cli("diagnose", str(binary_file), data_dir=str(session_data_dir))
+    binary = run_cli("diagnose", str(binary_file), data_dir=str(cli_data_dir))
     for r in (missing, empty, binary):
         err = r.stderr.decode()
         assert r.returncode == 2
