@@ -8,21 +8,13 @@ Usage: .venv/bin/python benchmarks/tune_fusion.py
 from __future__ import annotations
 
 import itertools
-from collections import defaultdict
 
 from retrieval import FusionWeights, fuse
 from service.evaluation import metrics
 from service.evaluation.cases import load_cases
+from service.evaluation.runner import rrf
 from service.pipeline import Engine, run_stages
 from service.settings import REPO_ROOT, get_settings
-
-
-def rrf(per_source: dict[str, dict[str, float]], k: int = 60) -> list[str]:
-    scores: dict[str, float] = defaultdict(float)
-    for source in ("rule", "dense", "lexical"):
-        for r, (eid, _) in enumerate(sorted(per_source[source].items(), key=lambda kv: -kv[1]), start=1):
-            scores[eid] += 1 / (k + r)
-    return [e for e, _ in sorted(scores.items(), key=lambda kv: -kv[1])]
 
 
 def main() -> None:

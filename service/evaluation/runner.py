@@ -7,7 +7,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from retrieval import FusionWeights
 from service.compose.calibration import raw_confidence
 from service.errors import CrashdocError
 from service.evaluation import metrics
@@ -44,7 +43,7 @@ class CaseResult:
         return self.predicted in self.acceptable
 
 
-def _rrf(per_source: dict[str, dict[str, float]], k: int = 60) -> list[str]:
+def rrf(per_source: dict[str, dict[str, float]], k: int = 60) -> list[str]:
     scores: dict[str, float] = defaultdict(float)
     for source in SOURCES:
         ordered = sorted(per_source.get(source, {}).items(), key=lambda kv: -kv[1])
@@ -68,7 +67,7 @@ def run_case(engine: Engine, lc: LoadedCase) -> CaseResult:
                           facts_extracted={}, leaked=[], mentions_missing=list(case.must_mention), timings={}, error=str(exc))
     d = trace.diagnosis
     rankings = {s: [eid for eid, _ in sorted(trace.per_source[s].items(), key=lambda kv: -kv[1])] for s in SOURCES}
-    rankings["rrf"] = _rrf(trace.per_source)
+    rankings["rrf"] = rrf(trace.per_source)
     masked_text = "\n".join(line for f in trace.log.files for line in f.lines)
     leaked = [s for s in case.secrets if s and s in masked_text]
     answer = " ".join([d.title, d.summary, *d.fix, *d.verify, d.explanation or ""]).lower()
@@ -98,9 +97,8 @@ def run_all(engine: Engine, cases: list[LoadedCase], progress: Callable[[int, in
     return results
 
 
-def summarise(results: list[CaseResult], weights: FusionWeights | None = None) -> dict[str, Any]:
+def summarise(results: list[CaseResult]) -> dict[str, Any]:
     """The report's numbers. Top-level ``n``, ``top1``, ``top3``, ``mrr`` are for scripts."""
-    del weights
     n = len(results)
 
     def ranks(rs: list[CaseResult], key: Callable[[CaseResult], list[str]]) -> list[int | None]:
