@@ -15,6 +15,7 @@ from datetime import datetime
 from functools import cached_property
 
 from retrieval import FusionWeights, Query, build_query, fuse, search_sources
+from retrieval.embed import Encoder, get_encoder
 from retrieval.index import Index, load_or_build
 from retrieval.kb import KnowledgeBase, load_kb
 from service import chat
@@ -52,7 +53,12 @@ class Engine:
     @cached_property
     def index(self) -> Index:
         with self._lock:
-            return load_or_build(self.kb, self.settings.embedding_model, self.settings.data_dir / "index")
+            return load_or_build(self.kb, self.encoder, self.settings.data_dir / "index")
+
+    @cached_property
+    def encoder(self) -> Encoder:
+        s = self.settings
+        return get_encoder(s.embedding_model, s.embedding_backend, s.data_dir / "index")
 
     @cached_property
     def masker(self) -> Masker:

@@ -28,6 +28,7 @@ class Settings(BaseSettings):
 
     # Retrieval.
     embedding_model: str = "packaged:all-MiniLM-L6-v2"
+    embedding_backend: str = "onnx-int8"  # onnx-int8 | onnx | torch (retrieval/embed.py)
     unknown_threshold: float = 0.35
 
     # Ingest limits.

@@ -56,6 +56,7 @@ def run_show(args: argparse.Namespace) -> int:
 
 
 def run_build(args: argparse.Namespace) -> int:
+    from retrieval.embed import get_encoder
     from retrieval.index import build, load_or_build
     from service.settings import get_settings
 
@@ -63,8 +64,9 @@ def run_build(args: argparse.Namespace) -> int:
     kb = _kb()
     t0 = time.perf_counter()
     cache = settings.data_dir / "index"
-    index = build(kb, settings.embedding_model, cache) if args.force else load_or_build(kb, settings.embedding_model, cache)
+    encoder = get_encoder(settings.embedding_model, settings.embedding_backend, cache)
+    index = build(kb, encoder, cache) if args.force else load_or_build(kb, encoder, cache)
     ms = (time.perf_counter() - t0) * 1000
     how = "built" if index.build_ms else "loaded from cache"
-    sys.stdout.write(f"{len(index.ids)} entries {how} in {ms:.0f} ms · model {settings.embedding_model} · key {index.key}\n")
+    sys.stdout.write(f"{len(index.ids)} entries {how} in {ms:.0f} ms · model {encoder.identity} · key {index.key}\n")
     return 0
