@@ -197,7 +197,7 @@ def _pooled_module(st: SentenceTransformer) -> tuple[Any, str, list[str]]:
         raise _Unsupported("the first module is not a Transformer")
     if "Pooling" not in kinds or any(k not in ("Pooling", "Normalize") for k in kinds[1:]):
         raise _Unsupported(f"modules {kinds[1:]} follow the Transformer")
-    pooling = modules[kinds.index("Pooling")]
+    pooling: Any = modules[kinds.index("Pooling")]
     if hasattr(pooling, "get_pooling_mode_str"):  # sentence-transformers < 6
         mode = pooling.get_pooling_mode_str()
     else:
@@ -271,7 +271,7 @@ def _export(name: str, backend: str, target: Path) -> None:
         (tmp / "tokenizer.json").write_text(st.tokenizer.backend_tokenizer.to_str())
         meta = {
             "model": name, "backend": backend, "recipe": EXPORT_RECIPE, "inputs": names, "pooling": mode,
-            "max_length": int(st.max_seq_length), "pad_id": int(st.tokenizer.pad_token_id or 0),
+            "max_length": int(st.max_seq_length or 512), "pad_id": int(st.tokenizer.pad_token_id or 0),
             "pad_token": str(st.tokenizer.pad_token or "[PAD]"), "parity": 0.0,
         }
         (tmp / "encoder.json").write_text(json.dumps(meta))

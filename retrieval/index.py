@@ -129,7 +129,7 @@ def load_or_build(kb: KnowledgeBase, encoder: Encoder, cache_dir: Path) -> Index
                 bm25 = _build_bm25(kb, meta["ids"])
                 return Index(kb=kb, encoder=encoder, ids=meta["ids"], faiss_index=index, owners=owners, bm25=bm25, key=key,
                              load_ms=(time.perf_counter() - t0) * 1000)
-        except (OSError, ValueError, KeyError, RuntimeError):
+        except (OSError, ValueError, KeyError, TypeError, RuntimeError):
             pass  # a damaged cache is rebuilt
     return build(kb, encoder, cache_dir)
 

@@ -9,8 +9,12 @@ from service.models import Facts, LineRef, MaskedLog
 
 _MAX_CHARS = 1_600
 _PREFIX = re.compile(
-    r"^(?:\S+: )?(?:\[(?:rank|default)\d+\]:|\d{1,4}: |\[\d+,\d+\]<std\w+>:)?\s*"
-    r"(?:\[?\d{4}-\d\d-\d\d[ T][\d:.,]+Z?\]?\s*)?(?:\[?[IWEF]\d{4} [\d:.]+ \d+ [\w.]+:\d+\]\s*)?"
+    # a host tag (worker-0: ), never an exception type (RuntimeError: ) or a log level word
+    r"^(?:(?![\w.]*(?:Error|Exception|Warning|Interrupt|Exit)\b)[\w.-]*\d[\w.-]*: )?"
+    r"(?:\[(?:rank|default)\d+\]:|\d{1,4}: |\[\d+,\d+\]<std\w+>:)?\s*"
+    r"(?:\[?\d{4}-\d\d-\d\d[ T][\d:.,]+Z?\]?\s*)?"
+    # glog, as torch prints it: E1130 04:56:42.512000 26939 torch/.../api.py:1002]  |  [E1210 02:50:29.5 ProcessGroupNCCL.cpp:1595]
+    r"(?:\[?[IWEF]\d{4} [\d:.]+(?: \d+)? [\w./-]+:\d+\]\s*)?"
 )
 _KEY_FACTS = ("optimizer", "gpu_model", "precision", "launcher", "zero_stage")
 

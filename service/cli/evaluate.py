@@ -8,16 +8,20 @@ import sys
 import time
 from pathlib import Path
 
+from service.errors import InputError
 from service.settings import REPO_ROOT
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p = sub.add_parser("eval", help="score the pipeline on the labelled eval cases")
-    p.add_argument("--cases", type=Path, default=REPO_ROOT / "evals" / "cases", help="directory of cases (default: evals/cases)")
+    p.add_argument(
+        "--cases", type=Path, action="append",
+        help="a directory of cases; repeat for several (default: evals/cases and evals/reworded, reported per directory)",
+    )
     p.add_argument("--format", choices=("text", "json", "markdown"), default="text")
     p.add_argument("--gate", action="store_true", help="exit 1 when the figures fall under evals/thresholds.yaml")
     p.add_argument("--thresholds", type=Path, default=REPO_ROOT / "evals" / "thresholds.yaml")
-    p.add_argument("--calibrate", action="store_true", help="fit the confidence calibration table on these cases and save it")
+    p.add_argument("--calibrate", action="store_true", help="fit the confidence model on these cases and save it (service/compose/calibration.json)")
     p.add_argument("--output", type=Path, help="also write the JSON report to this file")
     p.add_argument("--only", help="run only cases whose id contains this text")
     p.set_defaults(run=run)
@@ -32,7 +36,10 @@ def run(args: argparse.Namespace) -> int:
     from service.settings import get_settings
 
     engine = Engine(get_settings())
-    cases = load_cases(args.cases, set(engine.kb.entries))
+    dirs: list[Path] = args.cases or [REPO_ROOT / "evals" / "cases", REPO_ROOT / "evals" / "reworded"]
+    if len({d.name for d in dirs}) < len(dirs):
+        raise InputError("Each --cases directory needs its own name: the report groups cases by it.")
+    cases = [c for d in dirs for c in load_cases(d, set(engine.kb.entries))]
     if args.only:
         cases = [c for c in cases if args.only in c.id]
     t0 = time.perf_counter()
@@ -44,10 +51,14 @@ def run(args: argparse.Namespace) -> int:
 
     results = run_all(engine, cases, progress)
     if args.calibrate:
-        # Fitted on the raw (uncalibrated) confidence of the top candidate, and whether it was right.
-        pairs = [(r.raw_confidence, r.ranking[:1] != [] and r.ranking[0] in r.acceptable) for r in results]
-        calibration.TABLE_PATH.write_text(json.dumps({"fitted_on": len(pairs), "points": metrics.isotonic_points(pairs)}, indent=1) + "\n")
-        print(f"crashdoc: calibration fitted on {len(pairs)} cases -> {calibration.TABLE_PATH}", file=sys.stderr)
+        # Whether the top candidate was right, against what the retrieval stage knew about it.
+        rows = [[r.features.get(f, 0.0) for f in calibration.FEATURES] for r in results]
+        weights, bias = metrics.fit_logistic(rows, [r.top_right for r in results])
+        table = {"kind": "logistic", "features": list(calibration.FEATURES), "weights": weights, "bias": bias,
+                 "fitted_on": len(rows), "splits": sorted({r.split for r in results})}
+        calibration.TABLE_PATH.write_text(json.dumps(table, indent=1) + "\n")
+        print(f"crashdoc: confidence model fitted on {len(rows)} cases -> {calibration.TABLE_PATH}; "
+              "run the eval again to report with it", file=sys.stderr)
     summary = summarise(results)
     summary["seconds"] = round(time.perf_counter() - t0, 1)
     try:
@@ -55,7 +66,7 @@ def run(args: argparse.Namespace) -> int:
     except ImportError:
         pass
     else:
-        summary["chat"] = run_chat_eval(engine, args.cases.parent / "chat.yaml")
+        summary["chat"] = run_chat_eval(engine, dirs[0].parent / "chat.yaml")
     if args.output:
         args.output.write_text(report.to_json(summary))
     if args.format == "json":

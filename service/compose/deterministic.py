@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from retrieval.kb import KnowledgeBase, section_steps
-from service.compose.calibration import calibrate
+from service.compose.calibration import confidence as calibrated_confidence
 from service.models import (
     Candidate,
     CollateralOut,
@@ -67,9 +67,9 @@ def compose_deterministic(
     unknown_threshold: float,
 ) -> Diagnosis:
     top = hits[0] if hits else None
-    confidence = calibrate(top.score if top else 0.0, hits[1].score if len(hits) > 1 else 0.0)
-    # No error line and no rule: whatever similarity found is not a diagnosis.
+    # No error line and no rule: whatever similarity found is not a diagnosis, and nothing is claimed.
     evidence_of_failure = bool(facts.events or facts.rule_hits)
+    confidence = calibrated_confidence(hits) if evidence_of_failure else 0.0
     entry = kb.get(top.entry_id) if top and evidence_of_failure and confidence >= unknown_threshold else None
     candidates = [
         Candidate(entry_id=h.entry_id, title=h.title, score=h.score, sources=sorted(h.sources), source_scores=h.sources)

@@ -40,6 +40,7 @@ class LoadedCase(BaseModel):
     id: str
     case: Case
     folder: str
+    split: str = "cases"  # the directory it came from: cases, reworded, holdout
 
     def sources(self) -> list[Source]:
         folder = Path(self.folder)
@@ -60,5 +61,5 @@ def load_cases(cases_dir: Path, catalog_ids: set[str] | None = None) -> list[Loa
             unknown = case.acceptable - catalog_ids
             if unknown:
                 raise InputError(f"{case_yaml}: ids not in the catalogue or kb: {sorted(unknown)}")
-        out.append(LoadedCase(id=case_yaml.parent.name, case=case, folder=str(case_yaml.parent)))
+        out.append(LoadedCase(id=case_yaml.parent.name, case=case, folder=str(case_yaml.parent), split=cases_dir.name))
     return out

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
+
+import numpy as np
 
 _NORM = re.compile(r"[\s_\-]+")
 
@@ -40,7 +43,7 @@ def fact_counts(expected: dict[str, str], extracted: dict[str, str]) -> tuple[in
     return correct, attempted, len(expected)
 
 
-def calibration_table(pairs: Sequence[tuple[float, bool]], bins: int = 5) -> list[dict[str, float]]:
+def calibration_table(pairs: Sequence[tuple[float, bool]], bins: int = 10) -> list[dict[str, float]]:
     """Confidence bins vs observed accuracy (a reliability table)."""
     rows = []
     for b in range(bins):
@@ -62,28 +65,6 @@ def expected_calibration_error(pairs: Sequence[tuple[float, bool]], bins: int = 
     return sum(r["n"] / n * abs(r["mean_confidence"] - r["accuracy"]) for r in calibration_table(pairs, bins) if r["n"])
 
 
-def isotonic_points(pairs: Sequence[tuple[float, bool]]) -> list[tuple[float, float]]:
-    """Pool-adjacent-violators fit of accuracy against raw confidence: monotone (x, y) points."""
-    data = sorted((x, float(ok)) for x, ok in pairs)
-    blocks: list[list[float]] = []  # [sum_y, count, min_x, max_x]
-    for x, y in data:
-        blocks.append([y, 1, x, x])
-        while len(blocks) > 1 and blocks[-2][0] / blocks[-2][1] >= blocks[-1][0] / blocks[-1][1]:
-            y2, n2, _, hi2 = blocks.pop()
-            blocks[-1][0] += y2
-            blocks[-1][1] += n2
-            blocks[-1][3] = hi2
-    # Each block is a step from its lowest to its highest score, at its accuracy smoothed towards 1/2 by
-    # Laplace's rule ((right + 1) / (n + 2)): a bin of 40 right answers says 0.98, not a certainty.
-    points: list[tuple[float, float]] = []
-    for s, n, lo, hi in blocks:
-        y = round((s + 1) / (n + 2), 4)
-        points.append((round(lo, 4), y))
-        if hi > lo:
-            points.append((round(hi, 4), y))
-    return points
-
-
 def percentile(values: Sequence[float], q: float) -> float:
     if not values:
         return 0.0
@@ -94,3 +75,51 @@ def percentile(values: Sequence[float], q: float) -> float:
 
 def confusions(pairs: Iterable[tuple[str, str]], most: int = 10) -> list[tuple[str, str, int]]:
     return [(a, b, n) for (a, b), n in Counter(pairs).most_common(most)]
+
+
+def fit_logistic(rows: Sequence[Sequence[float]], labels: Sequence[bool], l2: float = 1.0, steps: int = 50) -> tuple[list[float], float]:
+    """Logistic regression by Newton's method with an L2 penalty on the weights (not the bias).
+
+    The penalty keeps the fit finite when the data separate perfectly (every case with a rule right, say):
+    the probabilities then stay short of 0 and 1 instead of running off to them.
+    """
+    x = np.asarray(rows, dtype=float)
+    y = np.asarray(labels, dtype=float)
+    n, d = x.shape
+    xb = np.hstack([x, np.ones((n, 1))])
+    w = np.zeros(d + 1)
+    penalty = np.diag([l2] * d + [0.0])
+    for _ in range(steps):
+        p = 1 / (1 + np.exp(-np.clip(xb @ w, -40, 40)))
+        grad = xb.T @ (p - y) + penalty @ w
+        hess = xb.T @ (xb * (p * (1 - p))[:, None]) + penalty + 1e-9 * np.eye(d + 1)
+        step = np.linalg.solve(hess, grad)
+        w -= step
+        if np.max(np.abs(step)) < 1e-8:
+            break
+    return [round(float(v), 6) for v in w[:d]], round(float(w[d]), 6)
+
+
+def predict_logistic(weights: Sequence[float], bias: float, rows: Sequence[Sequence[float]]) -> list[float]:
+    z = np.asarray(rows, dtype=float) @ np.asarray(weights, dtype=float) + bias
+    return [float(v) for v in 1 / (1 + np.exp(-np.clip(z, -40, 40)))]
+
+
+def fold_of(key: str, folds: int) -> int:
+    """A stable fold for a case: the same case lands in the same fold on every run and machine."""
+    return int(hashlib.sha256(key.encode()).hexdigest(), 16) % folds
+
+
+def cross_validated(keys: Sequence[str], rows: Sequence[Sequence[float]], labels: Sequence[bool], folds: int = 5) -> list[float]:
+    """Each case's confidence from a model fitted on the other folds: an out-of-sample reliability check."""
+    assignment = [fold_of(k, folds) for k in keys]
+    out = [0.0] * len(rows)
+    for f in range(folds):
+        train = [i for i, a in enumerate(assignment) if a != f]
+        test = [i for i, a in enumerate(assignment) if a == f]
+        if not test or not train:
+            continue
+        w, b = fit_logistic([rows[i] for i in train], [labels[i] for i in train])
+        for i, p in zip(test, predict_logistic(w, b, [rows[i] for i in test]), strict=True):
+            out[i] = p
+    return out

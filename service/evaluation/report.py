@@ -19,11 +19,14 @@ def to_text(s: dict[str, Any], *, markdown: bool = False) -> str:
     out: list[str] = []
     out.append(("## " if markdown else "") + f"crashdoc eval: {s['n']} cases")
     out.append(f"top-1 {_pct(s['top1'])}   top-3 {_pct(s['top3'])}   MRR {s['mrr']:.3f}   unknown {_pct(s['unknown_rate'])}")
-    out.append(h("By retrieval source"))
-    out.append(f"{'source':<10} {'top-1':>7} {'top-3':>7} {'MRR':>6}")
-    for name, m in s["by_source"].items():
-        out.append(f"{name:<10} {_pct(m['top1']):>7} {_pct(m['top3']):>7} {m['mrr']:6.3f}")
-    for title, key in (("By difficulty", "by_difficulty"), ("By category", "by_category")):
+    out.append(h("By retrieval source (each alone, reciprocal-rank fusion, the fused ranking)"))
+    splits = list(s.get("by_split_source", {}))
+    tables = [("all", s["by_source"])] + ([(k, s["by_split_source"][k]) for k in splits] if len(splits) > 1 else [])
+    out.append(f"{'source':<10}" + "".join(f" {name + ' top-1':>15} {'top-3':>7} {'MRR':>6}" for name, _ in tables))
+    for source in s["by_source"]:
+        cells = [(t[source]["top1"], t[source]["top3"], t[source]["mrr"]) for _, t in tables]
+        out.append(f"{source:<10}" + "".join(f" {_pct(a):>15} {_pct(b):>7} {c:6.3f}" for a, b, c in cells))
+    for title, key in (("By directory", "by_split"), ("By difficulty", "by_difficulty"), ("By category", "by_category")):
         out.append(h(title))
         for name, m in s[key].items():
             out.append(f"{name:<14} n={m['n']:<4} top-1 {_pct(m['top1'])}  top-3 {_pct(m['top3'])}  MRR {m['mrr']:.3f}")
@@ -36,11 +39,17 @@ def to_text(s: dict[str, Any], *, markdown: bool = False) -> str:
     weak = [(k, v) for k, v in f["per_fact"].items() if v["correct"] < v["expected"]]
     for k, v in sorted(weak, key=lambda kv: kv[1]["correct"] - kv[1]["expected"])[:8]:
         out.append(f"  {k:<24} {v['correct']}/{v['expected']} right ({v['extracted']} extracted)")
-    out.append(h("Calibration (confidence bins vs accuracy)"))
-    for row in s["calibration"]["table"]:
-        if row["n"]:
-            out.append(f"  [{row['lo']:.1f}, {row['hi']:.1f})  n={row['n']:<4} mean conf {row['mean_confidence']:.2f}  accuracy {row['accuracy']:.2f}")
-    out.append(f"  expected calibration error {s['calibration']['ece']:.3f}")
+    cal = s["calibration"]
+    out.append(h("Calibration (confidence of the top candidate vs how often it is right)"))
+    for title, part in (("shipped model (in sample when fitted on these cases)", cal),
+                        (f"{cal['cross_validated']['folds']}-fold cross-validated (out of sample)", cal["cross_validated"])):
+        out.append(f"  {title}: expected calibration error {part['ece']:.3f}")
+        for row in part["table"]:
+            if row["n"]:
+                out.append(f"    [{row['lo']:.1f}, {row['hi']:.1f})  n={row['n']:<4} mean confidence {row['mean_confidence']:.2f}"
+                           f"  right {row['accuracy']:.2f}")
+    out.append(f"  answered {cal['answered']}, right {_pct(cal['answered_accuracy'])} of them; declined (unknown) {cal['declined']},"
+               f" of which the top candidate was wrong in {cal['declined_top_wrong']}")
     out.append(h("Latency per stage (ms)"))
     for stage, m in s["latency_ms"].items():
         out.append(f"  {stage:<10} p50 {m['p50']:8.1f}   p95 {m['p95']:8.1f}")

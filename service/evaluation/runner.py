@@ -7,7 +7,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from service.compose.calibration import raw_confidence
+from service.compose.calibration import FEATURES
+from service.compose.calibration import features as confidence_features
 from service.errors import CrashdocError
 from service.evaluation import metrics
 from service.evaluation.cases import LoadedCase
@@ -35,12 +36,18 @@ class CaseResult:
     mentions_missing: list[str]
     timings: dict[str, float]
     evidence: list[str] = field(default_factory=list)
-    raw_confidence: float = 0.0
+    features: dict[str, float] = field(default_factory=dict)  # what the confidence is computed from
+    split: str = "cases"
     error: str | None = None
 
     @property
     def correct(self) -> bool:
         return self.predicted in self.acceptable
+
+    @property
+    def top_right(self) -> bool:
+        """Whether the top candidate is right, answered or not: what the confidence predicts."""
+        return bool(self.ranking) and self.ranking[0] in self.acceptable
 
 
 def rrf(per_source: dict[str, dict[str, float]], k: int = 60) -> list[str]:
@@ -58,7 +65,7 @@ def run_case(engine: Engine, lc: LoadedCase) -> CaseResult:
     category = entry.meta.category if entry else "?"
     base: dict[str, Any] = dict(
         id=lc.id, label=case.label, acceptable=sorted(case.acceptable), difficulty=case.difficulty,
-        category=category, expected_rank=case.initiating_rank, facts_expected=case.facts,
+        category=category, expected_rank=case.initiating_rank, facts_expected=case.facts, split=lc.split,
     )
     try:
         trace = run_stages(engine, lc.sources())
@@ -84,7 +91,7 @@ def run_case(engine: Engine, lc: LoadedCase) -> CaseResult:
         mentions_missing=missing,
         timings=trace.timings,
         evidence=[f"{e.file}:{e.line} {e.text[:140]}" for e in d.evidence[:3]],
-        raw_confidence=raw_confidence(trace.hits[0].score if trace.hits else 0.0, trace.hits[1].score if len(trace.hits) > 1 else 0.0),
+        features=confidence_features(trace.hits),
     )
 
 
@@ -124,8 +131,10 @@ def summarise(results: list[CaseResult]) -> dict[str, Any]:
     def source_ranking(source: str) -> Callable[[CaseResult], list[str]]:
         return lambda r: r.source_rankings.get(source, [])
 
-    per_source = {s: metrics.ranking_scores(ranks(results, source_ranking(s))) for s in (*SOURCES, "rrf")}
-    per_source["fused"] = metrics.ranking_scores(ranks(results, lambda r: r.ranking))
+    def source_scores(rs: list[CaseResult]) -> dict[str, dict[str, float]]:
+        out = {s: metrics.ranking_scores(ranks(rs, source_ranking(s))) for s in (*SOURCES, "rrf")}
+        out["fused"] = metrics.ranking_scores(ranks(rs, lambda r: r.ranking))
+        return {k: {m: round(v, 4) for m, v in d.items()} for k, d in out.items()}
     with_rank = [r for r in results if r.expected_rank is not None]
     def rank_ok(r: CaseResult) -> bool:
         expected = r.expected_rank if isinstance(r.expected_rank, list) else [r.expected_rank]
@@ -144,7 +153,14 @@ def summarise(results: list[CaseResult]) -> dict[str, Any]:
             if got is not None:
                 row[1] += 1
                 row[0] += metrics.norm_fact(got) == metrics.norm_fact(value)
-    pairs = [(r.confidence, r.correct) for r in results]
+    # Confidence predicts whether the top candidate is right; the reliability table checks that, both for the
+    # shipped model (in sample when it was fitted on these cases) and for five-fold cross-validated fits.
+    pairs = [(r.confidence, r.top_right) for r in results]
+    rows = [[r.features.get(f, 0.0) for f in FEATURES] for r in results]
+    cv = metrics.cross_validated([r.id for r in results], rows, [r.top_right for r in results]) if len(results) >= 20 else []
+    cv_pairs = list(zip(cv, (r.top_right for r in results), strict=True))
+    answered = [r for r in results if r.predicted is not None]
+    declined = [r for r in results if r.predicted is None]
     stage_names = sorted({k for r in results for k in r.timings})
     latency = {s: {"p50": metrics.percentile([r.timings.get(s, 0.0) for r in results], 50),
                    "p95": metrics.percentile([r.timings.get(s, 0.0) for r in results], 95)} for s in stage_names}
@@ -156,7 +172,9 @@ def summarise(results: list[CaseResult]) -> dict[str, Any]:
         "mrr": round(overall["mrr"], 4),
         "by_category": group("category"),
         "by_difficulty": group("difficulty"),
-        "by_source": {k: {m: round(v, 4) for m, v in d.items()} for k, d in per_source.items()},
+        "by_split": group("split"),
+        "by_split_source": {split: source_scores([r for r in results if r.split == split]) for split in sorted({r.split for r in results})},
+        "by_source": source_scores(results),
         "initiating_rank": {"n": len(with_rank), "accuracy": round(rank_acc, 4)},
         "facts": {
             "precision": round(correct / (attempted or 1), 4),
@@ -166,7 +184,16 @@ def summarise(results: list[CaseResult]) -> dict[str, Any]:
         },
         "confusions": [{"expected": a, "predicted": b, "count": c} for a, b, c in
                        metrics.confusions((r.label, r.predicted or "unknown") for r in failing)],
-        "calibration": {"table": metrics.calibration_table(pairs), "ece": round(metrics.expected_calibration_error(pairs), 4)},
+        "calibration": {
+            "table": metrics.calibration_table(pairs),
+            "ece": round(metrics.expected_calibration_error(pairs), 4),
+            "cross_validated": {"folds": 5, "table": metrics.calibration_table(cv_pairs),
+                                "ece": round(metrics.expected_calibration_error(cv_pairs), 4)},
+            "answered": len(answered),
+            "answered_accuracy": round(sum(r.correct for r in answered) / (len(answered) or 1), 4),
+            "declined": len(declined),
+            "declined_top_wrong": sum(1 for r in declined if r.ranking and not r.top_right),
+        },
         "unknown_rate": round(sum(1 for r in results if r.predicted is None) / (n or 1), 4),
         "latency_ms": latency,
         "leaks": [{"case": r.id, "secret_chars": len(s)} for r in results for s in r.leaked],

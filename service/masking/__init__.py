@@ -15,9 +15,13 @@ from __future__ import annotations
 import threading
 from collections.abc import Iterable, Iterator
 
-from service.masking.engine import Masker, Span
-from service.masking.stream import MaskState, mask_chunks, mask_line, mask_lines_stream, mask_segment
-from service.models import MaskedFile, MaskedLog, RawRun
+from service.masking._presidio import import_presidio
+
+import_presidio()  # before any module below imports Presidio
+
+from service.masking.engine import Masker, Span  # noqa: E402
+from service.masking.stream import MaskState, mask_chunks, mask_line, mask_lines_stream, mask_segment  # noqa: E402
+from service.models import MaskedFile, MaskedLog, RawRun  # noqa: E402
 
 __all__ = [
     "MaskState",
@@ -54,6 +58,8 @@ def mask(run: RawRun, masker: Masker | None = None) -> MaskedLog:
     for f in run.files:
         lines = list(mask_lines_stream(f.lines, masker, state))
         files.append(MaskedFile(name=mask_segment(f.name, masker, state), lines=lines))
+    # A name learned late (SLURM_JOB_USER=mchen on line 900) is masked on the lines before it too.
+    files = [MaskedFile(name=f.name, lines=state.sweep(f.lines)) for f in files]
     return MaskedLog(files=files, counts=dict(sorted(state.counts.items())))
 
 
@@ -61,7 +67,7 @@ def mask_text(text: str, masker: Masker | None = None) -> tuple[str, dict[str, i
     """Mask free text (a chat question, a Slack message) with its own fresh pseudonym table."""
     masker = masker or get_masker()
     state = MaskState()
-    out = "\n".join(mask_lines_stream(text.split("\n"), masker, state))
+    out = "\n".join(state.sweep(list(mask_lines_stream(text.split("\n"), masker, state))))
     return out, dict(sorted(state.counts.items()))
 
 

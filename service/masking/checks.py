@@ -248,6 +248,20 @@ def scratch_user(text: str, m: Any, s: int, e: int) -> bool:
     return text[s:e].lower() not in _SHARED_DIRS
 
 
+# Directory names on a data disk that name data, mounts or tools rather than a person.
+_DATA_DISK_DIRS = _SHARED_DIRS | words(
+    """imagenet coco laion pile redpajama openwebtext wikitext wikipedia wiki books bookcorpus commoncrawl
+    mnist cifar voc kinetics audioset librispeech squad glue webtext refinedweb fineweb dolma slimpajama
+    c4 hub cuda nvidia docker workspace containers volumes local nvme ssd hdd ephemeral fast slow
+    imagenet1k imagenet21k coco2017 mount mounts disk disks store storage share"""
+)
+
+
+def data_disk_user(text: str, m: Any, s: int, e: int) -> bool:
+    """/data/jkowalski/ckpt names a person; /data/imagenet/train and /mnt/checkpoints/ do not."""
+    return text[s:e].lower() not in _DATA_DISK_DIRS
+
+
 _ENV_WORDS = words("base conda venv pytorch torch train training finetune sparse diffusion default python")
 
 

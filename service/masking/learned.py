@@ -18,7 +18,8 @@ _DIGITS_TO_ZERO = bytes.maketrans(b"123456789", b"000000000")
 _MAX_SHAPES = 100_000
 
 LEARNABLE = {"USERNAME": 256, "HOSTNAME": 256}  # entity -> most names learned per run
-SELF_EVIDENT = frozenset({"fqdn", "node name", "node range"})  # patterns whose names need no learning
+# Patterns whose names need no learning (found again by their shape), or are too weak to teach a name.
+SELF_EVIDENT = frozenset({"fqdn", "node name", "node range", "data disk dir"})
 _NAME = re.compile(r"[A-Za-z][\w.-]{2,62}[A-Za-z0-9]")
 _NOT_LEARNED = words(
     """user users admin administrator root ubuntu debian centos fedora ec2-user azureuser runner worker

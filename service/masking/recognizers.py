@@ -220,7 +220,7 @@ REGISTRY: list[Entry] = [
         "USERNAME",
         needles=("/home/", "/users/", "users\\", "users/", "user", "logname", "@", "wandb.ai/", "logged in as", "uid",
                  "login", "psql", "torchinductor_", "job", "://", "/scratch/", "/fsx/", "/lustre/", "/gpfs/", "/nobackup/",
-                 "wandb_entity", ") $", ") #"),
+                 "wandb_entity", ") $", ") #", "/data/", "/mnt/", "/nfs/", "/storage/", "/disk", "/raid"),
         patterns=(
             P("home dir", r"/home/(?P<v>[A-Za-z0-9._-]+)", needles=("/home/",)),
             P("macos home dir", r"/Users/(?P<v>[A-Za-z0-9._-]+)", needles=("/users/",)),
@@ -230,6 +230,15 @@ REGISTRY: list[Entry] = [
                 r"/(?:scratch|fsx|lustre|gpfs|nobackup)/(?:users?/|home/)?(?P<v>[a-z][a-z0-9._-]{1,31})(?=/)",
                 checks.scratch_user,
                 needles=("/scratch/", "/fsx/", "/lustre/", "/gpfs/", "/nobackup/"),
+            ),
+            # -v /data/jkowalski:/data  |  /mnt/rpatel/ckpt: a person's directory on a lab machine's data disk.
+            # The usual false positive is a dataset (/data/imagenet); masking it costs the diagnosis nothing,
+            # and the name is not learned, so the word is not masked elsewhere.
+            P(
+                "data disk dir",
+                r"(?<![\w.-])/(?:data|mnt|nfs|storage|disk\d?|raid\d?)/(?P<v>[a-z][a-z0-9]{2,15})(?=[/:])",
+                checks.data_disk_user,
+                needles=("/data/", "/mnt/", "/nfs/", "/storage/", "/disk", "/raid"),
             ),
             P("windows home dir", r"\b[A-Za-z]:(?:\\\\|\\|/)(?:[Uu]sers|USERS)(?:\\\\|\\|/)(?P<v>[^\\/\s\"':*?<>|]+)", needles=("users",)),
             P(

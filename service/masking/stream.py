@@ -111,6 +111,15 @@ class MaskState:
 
         return self.learned.mask(text, replace)
 
+    def sweep(self, lines: list[str]) -> list[str]:
+        """Second pass over a whole run held in memory: mentions of a name before the line that taught it.
+
+        Streaming output (``crashdoc mask``) cannot look back; the pipeline, which holds the run, can.
+        """
+        if not self.learned:
+            return lines
+        return [self.mask_learned(line) if self.learned.may_occur(line_shape(line)) else line for line in lines]
+
     def segment(self, text: str, masker: Masker) -> str:
         masked, keys, _ = self.analyse(text, masker)
         if keys:

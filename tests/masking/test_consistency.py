@@ -9,6 +9,7 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 
 from service.masking import Masker, MaskState, mask, mask_stream, mask_text
+from service.masking.stream import mask_lines_stream
 from service.models import LogFile, RawRun
 
 from .corpus import build_corpus
@@ -64,7 +65,10 @@ def _whole(lines: list[str], masker: Masker) -> str:
 def test_whole_chunked_and_split_input_give_identical_output(masker: Masker) -> None:
     lines = build_corpus(seed=5, rounds=2).lines
     text = "\n".join(lines) + "\n"
-    whole = _whole(lines, masker) + "\n"
+    # Streaming is one pass; a run held in memory also masks names before the line that taught them.
+    whole_stream = "".join(line + "\n" for line in mask_lines_stream(lines, masker, MaskState()))
+    whole_text, whole_counts = mask_text("\n".join(lines), masker)
+    whole = whole_text + "\n"
 
     rng = random.Random(0)
     cuts = sorted(rng.sample(range(1, len(text)), 300))
@@ -77,9 +81,9 @@ def test_whole_chunked_and_split_input_give_identical_output(masker: Masker) -> 
     split = mask(_run(*files), masker)
     split_text = "\n".join(line for f in split.files for line in f.lines) + "\n"
 
-    assert chunked == whole
+    assert chunked == whole_stream
     assert split_text == whole
-    assert dict(state.counts) == split.counts
+    assert whole_counts == split.counts
 
 
 def test_a_private_key_block_split_across_files_stays_masked(masker: Masker) -> None:
@@ -163,18 +167,20 @@ def test_other_ranks_interleaved_with_a_private_key_block_neither_end_it_nor_get
     assert counts == {"private_key": 1}
 
 
-def test_a_learned_name_is_masked_where_it_recurs_from_then_on(masker: Masker) -> None:
-    text, counts = mask_text(
-        "run dir /data/mchen/early\nSLURM_JOB_USER=mchen\nresumed from /data/mchen/ckpt; mchen-exp; mchenko stays",
-        masker,
-    )
-    # single pass, so whole, chunked and split input agree: the mention before the teaching line stays
+def test_a_learned_name_is_masked_wherever_it_recurs_in_the_run(masker: Masker) -> None:
+    raw = "experiment tag mchen-early\nSLURM_JOB_USER=mchen\nresumed from /data/mchen/ckpt; mchen-exp; mchenko stays"
+    text, counts = mask_text(raw, masker)
+    # The whole run is in memory: the mention before the teaching line is masked too.
     assert text.split("\n") == [
-        "run dir /data/mchen/early",
+        "experiment tag <USER_1>-early",
         "SLURM_JOB_USER=<USER_1>",
         "resumed from /data/<USER_1>/ckpt; <USER_1>-exp; mchenko stays",
     ]
-    assert counts == {"username": 3}
+    assert counts == {"username": 4}
+    # Streaming cannot look back: from the teaching line on.
+    streamed = list(mask_lines_stream(raw.split("\n"), masker, MaskState()))
+    assert streamed[0] == "experiment tag mchen-early"
+    assert streamed[2] == "resumed from /data/<USER_1>/ckpt; <USER_1>-exp; mchenko stays"
 
 
 def test_common_words_and_short_names_are_not_learned(masker: Masker) -> None:

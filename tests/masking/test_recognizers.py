@@ -185,7 +185,13 @@ TABLES: dict[str, list[tuple[str, str | None]]] = {
         ("HF_DATASETS_CACHE=/scratch/oscar/hf/datasets", "oscar"),
         ("(rpatel) $ python train_seg.py --data /data/floodnet", "rpatel"),
         ("(ft) $ python finetune.py; (pt22) $ nvidia-smi; (base) $ ls", None),
-        ("/scratch/checkpoints/step_100/ /fsx/shared/datasets/ /data/floodnet/", None),
+        ("/scratch/checkpoints/step_100/ /fsx/shared/datasets/ /data/imagenet/ /mnt/checkpoints/", None),
+        # A person's directory on a lab machine's data disk, with no other mention of the name.
+        ("docker run --gpus all -v /data/jkowalski:/data seg-train:1.10", "jkowalski"),
+        ("Loading pretrained backbone from /mnt/rpatel2/pretrained/swin.pth", "rpatel2"),
+        # The price: a dataset name the list does not know is masked like a person's (the diagnosis never
+        # depends on it; a leaked name cannot be taken back).
+        ("python train_seg.py --data /data/floodnet/", "floodnet"),
     ],
 }
 

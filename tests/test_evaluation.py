@@ -1,0 +1,182 @@
+"""The eval's arithmetic: ranking scores, the confidence model and its cross-validation, the gate."""
+
+from __future__ import annotations
+
+import json
+import math
+import random
+from pathlib import Path
+
+import pytest
+import yaml
+
+from service.compose import calibration
+from service.evaluation import gate, metrics
+from service.evaluation.runner import CaseResult, summarise
+from service.models import Hit
+
+
+def _sigmoid(z: float) -> float:
+    return 1 / (1 + math.exp(-z))
+
+
+def test_ranking_scores_count_rank_one_top_three_and_reciprocal_rank():
+    assert metrics.ranking_scores([1, 2, None, 4]) == {"top1": 0.25, "top3": 0.5, "mrr": (1 + 0.5 + 0.25) / 4}
+
+
+def test_logistic_fit_recovers_the_generating_model():
+    rng = random.Random(7)
+    rows, labels = [], []
+    for _ in range(6000):
+        x = [rng.random(), rng.random()]
+        rows.append(x)
+        labels.append(rng.random() < _sigmoid(3.0 * x[0] - 2.0 * x[1] + 0.5))
+    (w0, w1), b = metrics.fit_logistic(rows, labels, l2=0.01)
+    assert w0 == pytest.approx(3.0, abs=0.35)
+    assert w1 == pytest.approx(-2.0, abs=0.35)
+    assert b == pytest.approx(0.5, abs=0.25)
+    # and its probabilities are calibrated: each bin's mean prediction is its observed rate
+    pairs = list(zip(metrics.predict_logistic([w0, w1], b, rows), labels, strict=True))
+    assert metrics.expected_calibration_error(pairs) < 0.03
+
+
+def test_logistic_fit_stays_finite_when_the_data_separate():
+    rows = [[0.1 * i] for i in range(20)]
+    labels = [i >= 10 for i in range(20)]
+    (w,), b = metrics.fit_logistic(rows, labels)
+    assert math.isfinite(w) and math.isfinite(b) and w > 0
+    p = metrics.predict_logistic([w], b, [[0.0], [1.9]])
+    assert 0.0 < p[0] < 0.5 < p[1] < 1.0
+
+
+def test_folds_are_stable_and_balanced():
+    keys = [f"case-{i}" for i in range(1000)]
+    folds = [metrics.fold_of(k, 5) for k in keys]
+    assert folds == [metrics.fold_of(k, 5) for k in keys]
+    assert all(150 < folds.count(f) < 250 for f in range(5))
+
+
+def test_cross_validated_confidence_never_sees_its_own_case():
+    # The label is a pure function of a per-case feature no other case shares: a model that saw the case
+    # could learn nothing general from it either, but a fold predicted out of sample must stay near the base rate.
+    rng = random.Random(3)
+    keys = [f"k{i}" for i in range(400)]
+    rows = [[rng.random()] for _ in keys]
+    labels = [rng.random() < 0.7 for _ in keys]  # independent of the feature
+    cv = metrics.cross_validated(keys, rows, labels)
+    assert all(0.55 < p < 0.85 for p in cv)
+
+
+def test_calibration_table_bins_confidence_against_outcome():
+    pairs = [(0.95, True)] * 9 + [(0.95, False)] + [(0.15, False)] * 3 + [(0.15, True)]
+    table = [row for row in metrics.calibration_table(pairs) if row["n"]]
+    assert [(r["lo"], r["n"], r["accuracy"]) for r in table] == [(0.1, 4, 0.25), (0.9, 10, 0.9)]
+    assert metrics.expected_calibration_error(pairs) == pytest.approx((4 * 0.1 + 10 * 0.05) / 14)
+
+
+def _hit(eid: str, score: float, sources: dict[str, float], ranks: dict[str, int]) -> Hit:
+    return Hit(entry_id=eid, title=eid, score=score, sources=sources, ranks=ranks)
+
+
+def test_confidence_features_read_agreement_and_the_rule():
+    hits = [
+        _hit("a", 0.9, {"rule": 0.8, "dense": 0.6, "lexical": 12.0}, {"rule": 0, "dense": 0, "lexical": 1}),
+        _hit("b", 0.3, {"lexical": 14.0}, {"lexical": 0}),
+    ]
+    f = calibration.features(hits)
+    assert f == {"score": 0.9, "margin": pytest.approx(0.6), "agreement": pytest.approx(2 / 3), "rule": 1.0, "rule_strength": 0.8}
+    assert calibration.features([]) == dict.fromkeys(calibration.FEATURES, 0.0)
+
+
+def test_confidence_uses_the_fitted_model(monkeypatch, tmp_path: Path):
+    table = tmp_path / "calibration.json"
+    table.write_text(json.dumps({"kind": "logistic", "features": list(calibration.FEATURES),
+                                 "weights": [0.0, 0.0, 0.0, 2.0, 0.0], "bias": -1.0}))
+    monkeypatch.setattr(calibration, "TABLE_PATH", table)
+    calibration._model.cache_clear()
+    try:
+        with_rule = [_hit("a", 0.5, {"rule": 0.5}, {"rule": 0})]
+        without = [_hit("a", 0.5, {"dense": 0.5}, {"dense": 0})]
+        assert calibration.confidence(with_rule) == pytest.approx(_sigmoid(1.0))
+        assert calibration.confidence(without) == pytest.approx(_sigmoid(-1.0))
+        assert calibration.confidence([]) == 0.0
+        # a table fitted for other features is ignored, not misread
+        table.write_text(json.dumps({"kind": "logistic", "features": ["score"], "weights": [9.0], "bias": 0.0}))
+        calibration._model.cache_clear()
+        assert calibration.confidence(without) == pytest.approx(calibration.raw_confidence(calibration.features(without)))
+    finally:
+        calibration._model.cache_clear()
+
+
+def test_the_shipped_confidence_model_matches_its_features():
+    data = json.loads(calibration.TABLE_PATH.read_text())
+    assert data["kind"] == "logistic" and tuple(data["features"]) == calibration.FEATURES
+    assert len(data["weights"]) == len(calibration.FEATURES) and data["fitted_on"] >= 200
+
+
+def _result(cid: str, split: str, right: bool, sources_right: dict[str, bool]) -> CaseResult:
+    ranking = ["good", "bad"] if right else ["bad", "good"]
+    return CaseResult(
+        id=cid, label="good", acceptable=["good"], difficulty="medium", category="cuda",
+        predicted=ranking[0], confidence=0.9 if right else 0.6, ranking=ranking,
+        source_rankings={s: (["good"] if ok else ["bad", "good"]) for s, ok in sources_right.items()} | {"rrf": ["good"]},
+        expected_rank=None, actual_rank=None, facts_expected={}, facts_extracted={}, leaked=[], mentions_missing=[],
+        timings={"total": 1.0}, features=dict.fromkeys(calibration.FEATURES, 0.5 if right else 0.1), split=split,
+    )
+
+
+def test_summary_reports_each_directory_and_each_source_apart():
+    results = [_result(f"c{i}", "cases", True, {"rule": True, "dense": i % 2 == 0, "lexical": True}) for i in range(10)]
+    results += [_result(f"r{i}", "reworded", i < 8, {"rule": i < 5, "dense": i < 6, "lexical": i < 4}) for i in range(10)]
+    s = summarise(results)
+    assert s["by_split"]["cases"]["n"] == 10 and s["by_split"]["reworded"]["top1"] == 0.8
+    assert s["by_split_source"]["reworded"]["rule"]["top1"] == 0.5
+    assert s["by_split_source"]["reworded"]["fused"]["top1"] == 0.8
+    assert s["by_source"]["dense"]["top1"] == pytest.approx(11 / 20)
+    cv = s["calibration"]["cross_validated"]
+    assert cv["folds"] == 5 and sum(row["n"] for row in cv["table"]) == 20
+
+
+def _gate_summary(**over: object) -> dict:
+    s = {
+        "n": 300, "top1": 0.95, "top3": 0.99, "easy_failures": [], "leaks": [], "errors": [],
+        "initiating_rank": {"accuracy": 0.9},
+        "by_split": {"cases": {"n": 236, "top1": 1.0, "top3": 1.0}, "reworded": {"n": 120, "top1": 0.85, "top3": 0.95}},
+        "by_source": {"rule": {"top1": 0.9}, "dense": {"top1": 0.8}, "lexical": {"top1": 0.75}, "rrf": {"top1": 0.9},
+                      "fused": {"top1": 0.95}},
+    }
+    s.update(over)
+    return s
+
+
+@pytest.fixture
+def thresholds(tmp_path: Path) -> Path:
+    path = tmp_path / "thresholds.yaml"
+    path.write_text(yaml.safe_dump({
+        "min_cases": 200, "top1": 0.9, "top3": 0.97, "easy_must_pass": True, "max_leaks": 0,
+        "splits": {"reworded": {"min_cases": 100, "top1": 0.8, "top3": 0.9}}, "fused_beats_each_source": True,
+    }))
+    return path
+
+
+def test_gate_passes_good_figures(thresholds: Path):
+    assert gate.check(_gate_summary(), thresholds) == []
+
+
+def test_gate_holds_each_directory_to_its_thresholds(thresholds: Path):
+    low = _gate_summary(by_split={"cases": {"n": 236, "top1": 1.0, "top3": 1.0}, "reworded": {"n": 120, "top1": 0.7, "top3": 0.95}})
+    assert gate.check(low, thresholds) == ["reworded: top-1 0.700 is under 0.8"]
+    missing = _gate_summary(by_split={"cases": {"n": 236, "top1": 1.0, "top3": 1.0}})
+    assert gate.check(missing, thresholds) == ["reworded: not evaluated (add --cases evals/reworded)"]
+
+
+def test_gate_requires_the_fusion_to_beat_every_source(thresholds: Path):
+    tie = _gate_summary(by_source={"rule": {"top1": 0.95}, "dense": {"top1": 0.8}, "lexical": {"top1": 0.7},
+                                   "rrf": {"top1": 0.9}, "fused": {"top1": 0.95}})
+    assert gate.check(tie, thresholds) == ["the fused ranking's top-1 0.950 does not beat rule alone (0.950)"]
+
+
+def test_the_repository_thresholds_keep_the_reworded_split_and_the_fusion_check():
+    t = yaml.safe_load((Path(__file__).parent.parent / "evals" / "thresholds.yaml").read_text())
+    assert t["fused_beats_each_source"] is True
+    assert t["splits"]["reworded"]["min_cases"] >= 100
