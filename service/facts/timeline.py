@@ -199,6 +199,13 @@ def scan(files: Sequence[MaskedFile], rm: RankMap) -> Timeline:
                 ep = _aborted_because(f.lines, i) or ep
             printed = timestamp_text(text) or st.last_ts_text
             raw.append((key, position, ErrorEvent(ref=ref, kind=ep.kind, collateral=ep.collateral, why=ep.why, timestamp=printed)))
+        for rank, (key, position) in st.open_tracebacks.items():
+            unfinished = _unfinished_traceback(f.lines, position - base)
+            if unfinished is not None:
+                i, why = unfinished
+                ref = LineRef(file=f.name, line=i, rank=rank, text=f.lines[i - 1].strip()[:500])
+                raw.append((key, position, ErrorEvent(ref=ref, kind="exception", collateral=False, why=why,
+                                                      timestamp=st.last_ts_text)))
         entries.extend(st.entries)
     root.extend(cause for _, cause in sorted(error_files, key=lambda t: t[0]))
     root.extend(_block_root_causes(entries))
@@ -214,6 +221,36 @@ def scan(files: Sequence[MaskedFile], rm: RankMap) -> Timeline:
         root_cause=root,
         named_culprits=culprits,
     )
+
+
+_EXCEPTION_LINE = re.compile(r"^[A-Za-z_][\w.]*(?::|$)")
+_FRAME = re.compile(r"^(?:\s|File \"|During handling|The above exception|Exception in thread |\^|~)")
+
+
+def _unfinished_traceback(lines: list[str], start: int) -> tuple[int, str] | None:
+    """The line that ends a traceback no error pattern closed: its exception line, or where the log was cut.
+
+    None when the traceback ends in a line that is already an event (a launcher's ChildFailedError, say).
+    Other ranks' lines interleaved with it are skipped, and so is the next rank's traceback printed in the
+    same stream (two ranks cut mid-traceback).
+    """
+    header = lines[start - 1]
+    last = start
+    for i in range(start + 1, min(len(lines), start + 400) + 1):
+        text = lines[i - 1]
+        if not text.strip() or not _same_stream(header, text):
+            continue
+        prefix = _PREFIX.match(text)
+        body = text[len(prefix.group(0).rstrip()):] if prefix else text  # the indentation stays: it marks a frame
+        if _FRAME.match(body) or _TRACEBACK_START.search(body):
+            last = i
+            continue
+        if classify(text) is not None or not _EXCEPTION_LINE.match(body.strip()):
+            return None
+        return i, ""  # an exception type no pattern knows (BackendCompilerFailed: ...)
+    if last < len(lines) - 3:
+        return None  # frames, then unrelated lines far beyond: not a log cut inside the traceback
+    return last, "the log ends inside this traceback: its exception line was cut off"
 
 
 def _aborted_because(lines: list[str], i: int) -> ErrorPattern | None:

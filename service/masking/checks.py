@@ -25,7 +25,8 @@ def words(text: str) -> frozenset[str]:
 OFFLINE_TLD = tldextract.TLDExtract(suffix_list_urls=(), cache_dir=None, fallback_to_snapshot=True)
 
 # Private and cluster-internal suffixes: gpu-node-017.cluster.internal, ip-10-0-3-17.ec2.internal.
-CLUSTER_SUFFIXES = words("internal local localdomain lan corp intra intranet cluster svc priv private home arpa")
+# ("example" is reserved for documentation, RFC 2606: logs written against it name internal hosts too)
+CLUSTER_SUFFIXES = words("internal local localdomain lan corp intra intranet cluster svc priv private home arpa example")
 # Generic TLDs that Python attributes and file names practically never end with.
 STRONG_TLDS = words("com net org edu gov mil")
 # Other TLDs: a host only with three labels or more, or a digit or hyphen in the first label
@@ -260,6 +261,14 @@ _DATA_DISK_DIRS = _SHARED_DIRS | words(
 def data_disk_user(text: str, m: Any, s: int, e: int) -> bool:
     """/data/jkowalski/ckpt names a person; /data/imagenet/train and /mnt/checkpoints/ do not."""
     return text[s:e].lower() not in _DATA_DISK_DIRS
+
+
+_PUBLIC_NAMESPACES = words("default kube-system kube-public kube-node-lease kubeflow gpu-operator monitoring ingress-nginx")
+
+
+def k8s_namespace(text: str, m: Any, s: int, e: int) -> bool:
+    """A team's or a project's namespace, not Kubernetes' own ones."""
+    return text[s:e] not in _PUBLIC_NAMESPACES
 
 
 _ENV_WORDS = words("base conda venv pytorch torch train training finetune sparse diffusion default python")

@@ -220,7 +220,7 @@ REGISTRY: list[Entry] = [
         "USERNAME",
         needles=("/home/", "/users/", "users\\", "users/", "user", "logname", "@", "wandb.ai/", "logged in as", "uid",
                  "login", "psql", "torchinductor_", "job", "://", "/scratch/", "/fsx/", "/lustre/", "/gpfs/", "/nobackup/",
-                 "wandb_entity", ") $", ") #", "/data/", "/mnt/", "/nfs/", "/storage/", "/disk", "/raid"),
+                 "wandb_entity", ") $", ") #", "pts/", "tty", " :", "r--", "rw-", "r-x", "rwx", "/data/", "/mnt/", "/nfs/", "/storage/", "/disk", "/raid"),
         patterns=(
             P("home dir", r"/home/(?P<v>[A-Za-z0-9._-]+)", needles=("/home/",)),
             P("macos home dir", r"/Users/(?P<v>[A-Za-z0-9._-]+)", needles=("/users/",)),
@@ -261,6 +261,12 @@ REGISTRY: list[Entry] = [
             P("shell prompt", r"\b(?P<v>[a-z_][a-z0-9_-]*)@(?=[A-Za-z0-9][\w.-]*:[~/])", needles=("@",)),
             # (rpatel) $ python train_seg.py ...   (a bare prompt whose only name is the person's)
             P("bare prompt name", r"^\((?P<v>[A-Za-z][A-Za-z0-9._-]*)\) [$#] ", checks.prompt_env_user, needles=("$", "#")),
+            # who / w / last: "tgarcia  pts/5        2026-11-30 04:12 (10.0.0.7)"
+            P("who line", r"^(?P<v>[A-Za-z_][\w.-]{1,31})\s+(?:pts/\d+|tty\w*|:\d+)\s+(?:\d{4}-\d\d-\d\d|[A-Z][a-z]{2} )",
+              checks.user_value, needles=("pts/", "tty", " :")),
+            # ls -l: "-rw-rw-r-- 1 priya.raman ml 651 Feb  2 21:47 config.json" (the owner column)
+            P("ls owner", r"(?<![\w-])[-dlcbps][r-][w-][xsS-][r-][w-][xsS-][r-][w-][xtT-][.+@]?\s+\d+\s+(?P<v>[A-Za-z_][\w.-]{0,31})\s+[\w.-]+\s+\d",
+              checks.user_value, needles=("r--", "rw-", "r-x", "rwx")),
             P("user in url", _URL_USERINFO + r"(?P<v>[^\s:/@]+)(?::[^\s@/]*)?@", needles=("://",)),
             P("wandb entity", r"\bwandb\.ai/(?P<v>[A-Za-z0-9_-]+)/", needles=("wandb.ai/",)),
             # wandb: Currently logged in as: alice (alice-team). Use `wandb login --relogin` to force relogin
@@ -275,7 +281,7 @@ REGISTRY: list[Entry] = [
     Entry(
         "HOSTNAME",
         needles=("ip-", "node", "gpu", "dgx", "compute", "hpc", "nid", "login", "worker", "host", "srv", "server",
-                 "addr", "connect", "resolve", "machine", "@", "://"),
+                 "addr", "connect", "resolve", "machine", "@", "://", "kubectl", "namespace"),
         trigger=r"\.(?=[A-Za-z])(?i:" + _TLDS + r")\b|(?:cn|gn|vm)\d|:\d+:\d+ \[\d+\]|\[[A-Za-z][\w.-]*:\d+\]|[a-z0-9-]\[\d",
         patterns=(
             # [c10d] The client socket has timed out ... (gpu-node-017.cluster.internal, 29500)
@@ -284,6 +290,13 @@ REGISTRY: list[Entry] = [
                 r"(?<![\w.-])(?P<v>(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)+[A-Za-z]{2,63})(?![\w-]|\.[\w-])",
                 checks.fqdn_match,
                 needles=(".",),
+            ),
+            # kubectl -n ml-team-a logs ...  |  Namespace:  ml-team-a  (a namespace names internal infrastructure, as a host does)
+            P(
+                "kubernetes namespace",
+                r"(?:\bkubectl\b[^|;\n]*?\s(?:-n|--namespace)[ =]|(?<![\w.])[Nn]amespace:\s+|\bnamespace=)(?P<v>[a-z0-9](?:[-a-z0-9]{0,61}[a-z0-9])?)(?![\w.-])",
+                checks.k8s_namespace,
+                needles=("kubectl", "namespace"),
             ),
             # gpu-node-017:2345:2345 [3] NCCL INFO ...  |  ip-10-0-3-17  |  nid001234
             P(

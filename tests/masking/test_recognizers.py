@@ -123,6 +123,11 @@ TABLES: dict[str, list[tuple[str, str | None]]] = {
         ("    @torch.no_grad() decorator; pip install torch@2.1.0", None),
     ],
     "hostname": [
+        ("Using Kubernetes executor with image registry.corp.example/ml-platform/torch-slim:2.13", "registry.corp.example"),
+        ("$ kubectl -n ml-team-a logs llama-ft-0412-master-0", "ml-team-a"),
+        ("Namespace:    vision-research", "vision-research"),
+        ("$ kubectl -n kube-system get pods; Namespace: default", None),
+        ("Namespace(arch='resnet50', batch_size=32, workers=8)", None),
         ("torch.distributed.DistNetworkError: Connection to gpu-node-017.cluster.internal:29500 failed", "gpu-node-017.cluster.internal"),
         ("gpu-node-017:2345:2345 [3] NCCL INFO Bootstrap : Using eth0", "gpu-node-017"),
         ("MASTER_ADDR=trainer-0 MASTER_PORT=29500", "trainer-0"),
@@ -168,6 +173,9 @@ TABLES: dict[str, list[tuple[str, str | None]]] = {
         ("GB00 ABCD 1234 5678 9012 34 fails its checksum", None),
     ],
     "username": [
+        ("-rw-rw-r-- 1 priya.raman ml 9943040000 Feb  2 21:52 pytorch_model-00001-of-00002.bin", "priya.raman"),
+        ("drwxr-xr-x 2 root root 4096 Feb  2 21:47 checkpoint-3000", None),
+        ("tgarcia  pts/5        2026-11-30 04:12 (10.0.0.7)", "tgarcia"),
         ('  File "/home/alice/llm/train.py", line 88', "alice"),
         ("/Users/bob.smith/code/run.py", "bob.smith"),
         ("C:\\Users\\carol\\AppData\\Local\\Temp", "carol"),
