@@ -325,3 +325,48 @@ def test_counted_and_derived_facts(lines, fact, value):
 )
 def test_derived_facts_near_misses(lines, fact):
     assert fact not in facts_of(*lines)
+
+
+# ---------------------------------------------------------------- tracebacks no error pattern closes
+
+_FRAMES = [
+    "Traceback (most recent call last):",
+    '  File "/work/train.py", line 341, in <module>',
+    "    main(opt)",
+    '  File "/opt/conda/lib/python3.11/site-packages/torch/serialization.py", line 1470, in load',
+    "    raise pickle.UnpicklingError(_get_wo_message(str(e))) from None",
+]
+
+
+def test_a_log_cut_inside_a_traceback_has_its_cut_line_as_the_failure():
+    facts = extract_facts(log_of("epoch 3 step 1200 loss 1.93", *_FRAMES))
+    first = facts.initiating_event
+    assert first is not None and not first.collateral
+    assert first.ref.line == len(_FRAMES) + 1 and "raise pickle.UnpicklingError" in first.ref.text
+    assert "cut off" in first.why
+
+
+def test_a_cut_exception_line_and_interleaved_ranks_are_read_per_rank():
+    lines = [f"[rank0]:{t}" for t in _FRAMES] + [f"[rank1]:{t}" for t in _FRAMES] + ["[rank0]:_pickle.Unpick", "", "[log-shipper] rotated"]
+    first = extract_facts(log_of(*lines)).initiating_event
+    assert first is not None and first.ref.text == "[rank0]:_pickle.Unpick" and first.ref.rank == 0
+
+
+def test_an_exception_type_no_pattern_knows_ends_its_traceback():
+    facts = extract_facts(log_of(*_FRAMES, "torch._dynamo.exc.BackendCompilerFailed: backend='inductor' raised:", "more text"))
+    assert facts.initiating_event is not None
+    assert facts.initiating_event.ref.text.startswith("torch._dynamo.exc.BackendCompilerFailed")
+
+
+@pytest.mark.parametrize(
+    "after",
+    [
+        ["RuntimeError: CUDA error: an illegal memory access was encountered"],  # closed by a known pattern: one event
+        ["torch.distributed.elastic.multiprocessing.errors.ChildFailedError: "],  # a launcher's summary: collateral only
+        ["epoch 4 step 1300 loss 1.90"] * 6,  # frames, then training went on: a printed traceback, not a cut
+    ],
+)
+def test_a_traceback_that_is_closed_or_followed_by_more_log_adds_no_cut_event(after):
+    facts = extract_facts(log_of(*_FRAMES, *after))
+    assert not any("cut off" in e.why for e in facts.events)
+    assert len([e for e in facts.events if not e.collateral]) <= 1

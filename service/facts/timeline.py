@@ -37,7 +37,8 @@ _TRACEBACK_START = re.compile(r"Traceback \(most recent call last\):\s*$")
 # the rank a desync report or a monitored barrier names: "Rank 5 failed to pass monitoredBarrier", "Ranks 5, 6 failed to pass"
 _NAMED_CULPRIT = re.compile(r"Ranks? (\d+)(?:, \d+)* failed to pass monitoredBarrier|Rank (\d+) is not joining")
 _SIGABRT = re.compile(r"Signal 6 \(SIGABRT\)|exitcode\s*:\s*-6\b|Fatal Python error: Aborted|SIGABRT")
-_PREFIX = re.compile(r"^(?:\[node[_-]?\d+\] )?(?:[\w<>.-]+: )?(?:\d{1,4}: )?(?:\[(?:rank|default)\d+\]:|\[\d+,\d+\]<std\w+>:|\([^)]*pid=\d+[^)]*\) )?\s*")
+# a writer's prefix: node tag, host (worker-0: , <HOST_1>: ; never an exception type), rank tag
+_PREFIX = re.compile(r"^(?:\[node[_-]?\d+\] )?(?:(?![\w.]*(?:Error|Exception|Warning)\b)[\w<>.-]*[\d<][\w<>.-]*: )?(?:\d{1,4}: )?(?:\[(?:rank|default)\d+\]:|\[\d+,\d+\]<std\w+>:|\([^)]*pid=\d+[^)]*\) )?\s*")
 _WATCHDOG_OP = re.compile(r"WorkNCCL\(SeqNum=(\d+), OpType=(\w+)")
 
 
@@ -224,7 +225,17 @@ def scan(files: Sequence[MaskedFile], rm: RankMap) -> Timeline:
 
 
 _EXCEPTION_LINE = re.compile(r"^[A-Za-z_][\w.]*(?::|$)")
-_FRAME = re.compile(r"^(?:\s|File \"|During handling|The above exception|Exception in thread |\^|~)")
+_FRAME = re.compile(r"^(?:File \"|During handling|The above exception|Exception in thread |\^|~)")
+
+
+def _body(text: str) -> str:
+    """The line without its writer's prefix; its indentation stays (it tells frames from the exception line)."""
+    prefix = _PREFIX.match(text)
+    return text[len(prefix.group(0).rstrip()):] if prefix else text
+
+
+def _indent(text: str) -> int:
+    return len(text) - len(text.lstrip())
 
 
 def _unfinished_traceback(lines: list[str], start: int) -> tuple[int, str] | None:
@@ -235,14 +246,14 @@ def _unfinished_traceback(lines: list[str], start: int) -> tuple[int, str] | Non
     same stream (two ranks cut mid-traceback).
     """
     header = lines[start - 1]
+    base = _indent(_body(header))
     last = start
     for i in range(start + 1, min(len(lines), start + 400) + 1):
         text = lines[i - 1]
         if not text.strip() or not _same_stream(header, text):
             continue
-        prefix = _PREFIX.match(text)
-        body = text[len(prefix.group(0).rstrip()):] if prefix else text  # the indentation stays: it marks a frame
-        if _FRAME.match(body) or _TRACEBACK_START.search(body):
+        body = _body(text)
+        if _indent(body) > base or _FRAME.match(body.lstrip()) or _TRACEBACK_START.search(body):
             last = i
             continue
         if classify(text) is not None or not _EXCEPTION_LINE.match(body.strip()):
