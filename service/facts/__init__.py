@@ -12,7 +12,7 @@ from collections.abc import Iterator
 
 from service.facts.derived import derive
 from service.facts.hits import match_rules, strong_lines, weigh_by_timeline
-from service.facts.literals import LiteralIndex
+from service.facts.literals import LiteralIndex, TrigramMemo
 from service.facts.ranks import rank_map
 from service.facts.sources import FACT_RULES
 from service.facts.timeline import (
@@ -43,12 +43,13 @@ def _unique_lines(log: MaskedLog) -> Iterator[tuple[str, int, str]]:
             yield f.name, i, text
 
 
-def _extract_values(log: MaskedLog) -> dict[str, Fact]:
+def _extract_values(log: MaskedLog, memo: TrigramMemo) -> dict[str, Fact]:
     """Line facts: ``first`` keeps the first line, ``last`` the latest, ``best`` the highest-priority rule anywhere."""
     values: dict[str, Fact] = {}
     best_index: dict[str, int] = {}
     for file, line, text in _unique_lines(log):
-        for index in _FACT_INDEX.candidates(text[:2000].lower()):
+        lowered = text[:2000].lower()
+        for index in _FACT_INDEX.candidates(lowered, memo[lowered]):
             rule = FACT_RULES[index]
             if rule.keep == "first" and rule.fact in values:
                 continue
@@ -125,11 +126,12 @@ def _collateral(tl: Timeline, first: ErrorEvent | None, initiating_rank: int | N
 
 def extract_facts(log: MaskedLog) -> Facts:
     """Stage entry point."""
-    values = _extract_values(log)
+    memo = TrigramMemo()
+    values = _extract_values(log, memo)
     world = values.get("world_size")
     world_size = int(world.value) if world and world.value.isdigit() else None
     rm = rank_map(log.files, world_size)
-    raw_hits, hit_ranks = match_rules(log, values, rm.rank_of)
+    raw_hits, hit_ranks = match_rules(log, values, rm.rank_of, memo)
     tl = scan(log.files, rm)
     strong = strong_lines(raw_hits)
     first = first_failure(tl.events, strong)

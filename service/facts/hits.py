@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from service.facts.literals import LiteralIndex, required_literals
+from service.facts.literals import LiteralIndex, TrigramMemo, required_literals
 from service.facts.rules import RULES, Rule
 from service.models import ErrorEvent, Fact, LineRef, MaskedLog, RuleHit
 
@@ -44,7 +44,7 @@ def _boosted(rule: Rule, values: dict[str, Fact], contains: Callable[[str], bool
 
 
 def match_rules(
-    log: MaskedLog, values: dict[str, Fact], rank_at: Callable[[str, str], int | None]
+    log: MaskedLog, values: dict[str, Fact], rank_at: Callable[[str, str], int | None], memo: TrigramMemo | None = None
 ) -> tuple[list[RuleHit], dict[str, set[int | None]]]:
     """Every rule whose pattern matches a line, with its needs, unless and boosts applied; and each rule's ranks."""
     matched: dict[str, list[LineRef]] = {}
@@ -56,7 +56,8 @@ def match_rules(
                 continue
             seen.add(text)
             fired: list[Rule] = []
-            for index in _INDEX.candidates(text.lower()):
+            lowered = text.lower()
+            for index in _INDEX.candidates(lowered, memo[lowered] if memo is not None else None):
                 rule, pattern, _ = _PATTERNS[index]
                 if (not fired or fired[-1] is not rule) and pattern.search(text):
                     fired.append(rule)

@@ -88,9 +88,17 @@ def may_match(literals: tuple[str, ...], lowered: str) -> bool:
     return not literals or any(lit in lowered for lit in literals)
 
 
-def trigrams(lowered: str) -> set[str]:
+def trigrams(lowered: str) -> frozenset[str]:
     """Every three-character window of a line (what ``LiteralIndex.candidates`` looks up)."""
-    return {lowered[i : i + 3] for i in range(len(lowered) - 2)}
+    return frozenset(lowered[i : i + 3] for i in range(len(lowered) - 2))
+
+
+class TrigramMemo(dict[str, frozenset[str]]):
+    """One log's line trigrams, computed once: the fact sources and then the rules look up the same lines."""
+
+    def __missing__(self, lowered: str) -> frozenset[str]:
+        tris = self[lowered] = trigrams(lowered)
+        return tris
 
 
 class LiteralIndex:
@@ -108,7 +116,7 @@ class LiteralIndex:
                 self._by_trigram.setdefault(lit[:3], []).append((lit, index))
         self._keys = frozenset(self._by_trigram)
 
-    def candidates(self, lowered: str, tris: set[str] | None = None) -> list[int]:
+    def candidates(self, lowered: str, tris: frozenset[str] | None = None) -> list[int]:
         """Indexes (ascending) of the patterns that may match the lowercased line (``tris``: its trigrams, if known)."""
         found = set(self._always)
         for tri in (tris if tris is not None else trigrams(lowered)) & self._keys:
