@@ -28,11 +28,11 @@ SECURITY_HEADERS = {
     "Referrer-Policy": "no-referrer",
     "Content-Security-Policy": "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; script-src 'self'; frame-ancestors 'none'",
 }
-# /docs and /redoc load Swagger UI / ReDoc from their CDN with an inline start-up script; only they get this.
-DOCS_CSP = ("default-src 'self'; img-src 'self' data: https://fastapi.tiangolo.com https://cdn.redoc.ly; "
-            "style-src 'self' 'unsafe-inline' https://cdn.jsdelivr.net https://fonts.googleapis.com; "
-            "font-src 'self' https://fonts.gstatic.com; script-src 'self' 'unsafe-inline' https://cdn.jsdelivr.net; "
-            "worker-src 'self' blob:; frame-ancestors 'none'")
+# /docs is Swagger UI served from this process (the swagger-ui-bundle package): it works offline. Its page
+# is started by an inline script, so only that page gets 'unsafe-inline' for scripts.
+DOCS_CSP = ("default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; "
+            "script-src 'self' 'unsafe-inline'; worker-src 'self' blob:; frame-ancestors 'none'")
+DOCS_ASSETS = "/docs-assets"
 
 
 def _configure_logging(level: str) -> None:
@@ -66,6 +66,8 @@ def create_app(settings: Settings | None = None, engine: Engine | None = None) -
         summary="Why did my GPU training run die, and how do I fix it?",
         lifespan=lifespan,
         responses=errors.ERROR_RESPONSES,
+        docs_url=None,  # served below from local assets, not a CDN
+        redoc_url=None,  # ReDoc exists only as a CDN script
     )
     _configure_logging(settings.log_level)
     app.state.engine = engine
@@ -84,15 +86,33 @@ def create_app(settings: Settings | None = None, engine: Engine | None = None) -
         t0 = time.perf_counter()
         response: Response = await call_next(request)
         response.headers["X-Request-ID"] = rid
-        if request.url.path in (app.docs_url, app.redoc_url):
+        if request.url.path == "/docs":
             response.headers.setdefault("Content-Security-Policy", DOCS_CSP)
         for k, v in SECURITY_HEADERS.items():
             response.headers.setdefault(k, v)
         log.info("%s %s %s %d %.0fms", rid, request.method, request.url.path, response.status_code, (time.perf_counter() - t0) * 1000)
         return response
 
+    _mount_docs(app)
     app.include_router(router)
     app.include_router(account_router)
     app.include_router(slack_router)
     app.include_router(web_router)  # the pages, outside the OpenAPI schema
     return app
+
+
+def _mount_docs(app: FastAPI) -> None:
+    """Swagger UI at /docs, its scripts and styles from the swagger-ui-bundle package."""
+    from fastapi.openapi.docs import get_swagger_ui_html
+    from fastapi.staticfiles import StaticFiles
+    from swagger_ui_bundle import swagger_ui_path
+
+    app.mount(DOCS_ASSETS, StaticFiles(directory=str(swagger_ui_path)), name="docs-assets")
+
+    @app.get("/docs", include_in_schema=False)
+    async def docs() -> Response:
+        return get_swagger_ui_html(
+            openapi_url=app.openapi_url or "/openapi.json", title="crashdoc API",
+            swagger_js_url=f"{DOCS_ASSETS}/swagger-ui-bundle.js", swagger_css_url=f"{DOCS_ASSETS}/swagger-ui.css",
+            swagger_favicon_url=f"{DOCS_ASSETS}/favicon-32x32.png",
+        )
