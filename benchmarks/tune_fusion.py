@@ -24,9 +24,15 @@ Row = tuple[str, set[str], dict[str, dict[str, float]]]  # case id, acceptable i
 Ranker = Callable[[dict[str, dict[str, float]]], list[str]]
 
 GRID = [
-    FusionWeights(rule=r, dense=d, lexical=x, dense_floor=f, dense_span=s)
-    for r, d, x, f, s in itertools.product((0.4, 0.5, 0.6, 0.7, 0.8), (0.1, 0.2, 0.3, 0.4), (0.05, 0.1, 0.2, 0.3), (0.15, 0.25), (0.4, 0.55))
+    FusionWeights(rule=r, dense=d, lexical=x, rule_power=p, dense_floor=f, dense_span=s)
+    for r, d, x, p, f, s in itertools.product(
+        (0.4, 0.5, 0.6, 0.7, 0.8), (0.1, 0.2, 0.3), (0.05, 0.1, 0.2, 0.3), (1.0, 2.0, 3.0), (0.15, 0.25), (0.4, 0.55)
+    )
 ]
+
+
+def describe(w: FusionWeights) -> str:
+    return f"{w.rule}/{w.dense}/{w.lexical}, rule power {w.rule_power}, floor {w.dense_floor}, span {w.dense_span}"
 
 
 def scores(data: list[Row], ranker: Ranker) -> dict[str, float]:
@@ -56,8 +62,8 @@ def main() -> None:
     ]
     rankers += [
         ("reciprocal-rank fusion (k=60)", rrf),
-        (f"weighted, shipped {current.rule}/{current.dense}/{current.lexical} floor {current.dense_floor} span {current.dense_span}", weighted(current)),
-        (f"weighted, grid best {chosen.rule}/{chosen.dense}/{chosen.lexical} floor {chosen.dense_floor} span {chosen.dense_span}", weighted(chosen)),
+        (f"weighted, shipped {describe(current)}", weighted(current)),
+        (f"weighted, grid best {describe(chosen)}", weighted(chosen)),
     ]
     # Out of sample: pick the weights on four folds of the tuning cases, score them on the fifth.
     right = 0

@@ -22,6 +22,7 @@ class FusionWeights:
     rule: float = 0.8
     dense: float = 0.1
     lexical: float = 0.1
+    rule_power: float = 1.0  # rule strength ** power: above 1, a weak rule (a launcher's summary) counts for less
     dense_floor: float = 0.15  # cosine of unrelated text: scores 0
     dense_span: float = 0.55  # cosine above the floor that scores 1
     sources: tuple[str, ...] = field(default=("rule", "dense", "lexical"))
@@ -40,11 +41,11 @@ def search_sources(log: MaskedLog, facts: Facts, index: Index, query: Query, sou
 
 
 def normalise(per_source: dict[str, dict[str, float]], weights: FusionWeights) -> dict[str, dict[str, float]]:
-    """Scores in 0..1: rules as they are, cosine rescaled between floor and span, BM25 over its best."""
+    """Scores in 0..1: rule strength to a power, cosine rescaled between floor and span, BM25 over its best."""
     lex = per_source.get("lexical", {})
     top = max(lex.values(), default=0.0)
     return {
-        "rule": dict(per_source.get("rule", {})),
+        "rule": {e: s ** weights.rule_power for e, s in per_source.get("rule", {}).items()},
         "dense": {e: max(0.0, min(1.0, (s - weights.dense_floor) / weights.dense_span)) for e, s in per_source.get("dense", {}).items()},
         "lexical": {e: s / top for e, s in lex.items()} if top > 0 else {},
     }

@@ -11,6 +11,8 @@ import logging
 import os
 import re
 import sqlite3
+import subprocess
+import sys
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -19,7 +21,7 @@ import httpx
 import pytest
 from sqlalchemy import event
 
-from tests.conftest import free_port
+from tests.conftest import EXAMPLES, REPO, free_port, wait_healthy
 from tests.test_accounts import OOM_LOG, TEXT, LocalApp, running_app
 from tests.test_no_raw_persists import SECRETS, planted_log
 
@@ -378,3 +380,27 @@ def oom_entry_from(engine) -> str | None:  # type: ignore[no-untyped-def]
     from service.pipeline import diagnose
 
     return diagnose(engine, [Source(name="log.txt", data=OOM_LOG)], store=False).entry_id
+
+
+def test_several_workers_start_on_a_fresh_data_dir_and_answer(session_data_dir, tmp_path):
+    """`crashdoc serve --workers 2` on an empty database: one migration, both workers serve."""
+    data = tmp_path / "data"
+    data.mkdir()
+    if (session_data_dir / "index").exists():
+        os.symlink(session_data_dir / "index", data / "index")  # the KB is not embedded again
+    port = free_port()
+    env = {**os.environ, "CRASHDOC_DATA_DIR": str(data)}
+    proc = subprocess.Popen([sys.executable, "-m", "service.cli", "serve", "--port", str(port), "--workers", "2"],
+                            cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        wait_healthy(url, proc, timeout=180)
+        body = (EXAMPLES / "fusedadam-h100.log").read_bytes()
+        statuses = {httpx.post(f"{url}/v1/diagnoses", content=body, headers=TEXT, timeout=60).status_code for _ in range(6)}
+        assert statuses == {201}
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+    with sqlite3.connect(data / "crashdoc.db") as db:
+        assert db.execute("select count(*) from alembic_version").fetchone() == (1,)
+        assert db.execute("select count(*) from diagnoses").fetchone() == (6,)

@@ -16,6 +16,15 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
 def run(args: argparse.Namespace) -> int:
     import uvicorn
 
+    if args.workers > 1:
+        from service.pipeline import Engine
+        from service.settings import get_settings
+
+        # Migrate the database and build the index (and the encoder export) once, here: N workers starting
+        # together would otherwise all do it at the same moment. Each worker then finds them ready.
+        engine = Engine(get_settings())
+        _ = engine.store, engine.index
+        engine.store.engine.dispose()
     uvicorn.run(
         "service.api:create_app", factory=True, host=args.host, port=args.port, workers=args.workers,
         log_level="info", access_log=False,
