@@ -29,7 +29,7 @@ class Settings(BaseSettings):
     # Retrieval.
     embedding_model: str = "packaged:all-MiniLM-L6-v2"
     embedding_backend: str = "onnx-int8"  # onnx-int8 | onnx | torch (retrieval/embed.py)
-    unknown_threshold: float = 0.35
+    unknown_threshold: float = 0.5  # a calibrated probability: below it the top entry is more likely wrong than right
 
     # Ingest limits.
     max_upload_bytes: int = 64 * 1024 * 1024

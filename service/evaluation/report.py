@@ -50,6 +50,8 @@ def to_text(s: dict[str, Any], *, markdown: bool = False) -> str:
                            f"  right {row['accuracy']:.2f}")
     out.append(f"  answered {cal['answered']}, right {_pct(cal['answered_accuracy'])} of them; declined (unknown) {cal['declined']},"
                f" of which the top candidate was wrong in {cal['declined_top_wrong']}")
+    out.append("  an unknown threshold at t would answer (share of cases, how often right):")
+    out.append("    " + "   ".join(f"t={row['threshold']:.2f}: {_pct(row['answered']).strip()}, {_pct(row['accuracy']).strip()}" for row in cal["selective"]))
     out.append(h("Latency per stage (ms)"))
     for stage, m in s["latency_ms"].items():
         out.append(f"  {stage:<10} p50 {m['p50']:8.1f}   p95 {m['p95']:8.1f}")

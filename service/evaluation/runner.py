@@ -193,6 +193,12 @@ def summarise(results: list[CaseResult]) -> dict[str, Any]:
             "answered_accuracy": round(sum(r.correct for r in answered) / (len(answered) or 1), 4),
             "declined": len(declined),
             "declined_top_wrong": sum(1 for r in declined if r.ranking and not r.top_right),
+            # What an "unknown" threshold would do: the share of cases answered and how often those are right.
+            "selective": [
+                {"threshold": t, "answered": round(len(kept) / (n or 1), 4),
+                 "accuracy": round(sum(ok for _, ok in kept) / (len(kept) or 1), 4)}
+                for t in (0.0, 0.35, 0.5, 0.6, 0.7, 0.8, 0.9) for kept in [[p for p in pairs if p[0] >= t]]
+            ],
         },
         "unknown_rate": round(sum(1 for r in results if r.predicted is None) / (n or 1), 4),
         "latency_ms": latency,
