@@ -31,7 +31,7 @@ def entry_texts(entry: Entry) -> list[str]:
     Title with summary; every message variant on its own (a log line is matched against the message it
     resembles, not against an average of all of them); the whole with the first symptoms; and each symptom
     line of "What you observe". Measured against other recipes in benchmarks/results/embedding.md: one
-    averaged vector per entry gave dense top-1 73% on evals/cases and 65% on evals/reworded, this 80% and 68%.
+    averaged vector per entry gave dense top-1 73% on evals/cases and 66% on evals/reworded, this 80% and 69%.
     """
     meta = entry.meta
     observe = entry.section("observe")
