@@ -64,6 +64,9 @@ class Settings(BaseSettings):
     plan_scale_daily: int = 50
     plan_free_questions_daily: int = 20
     plan_scale_questions_daily: int = 500
+    # Slack: per Slack workspace (team) and UTC day; 0 means no limit.
+    slack_team_daily: int = 0
+    slack_team_questions_daily: int = 0
     # Anonymous callers (when allow_anonymous), per client address and UTC day; 0 means no limit.
     anonymous_daily: int = 0
     anonymous_questions_daily: int = 0

@@ -732,3 +732,55 @@ def test_manifest_points_slack_at_the_routes(settings) -> None:  # type: ignore[
     assert {commands_path, interactions_path} <= paths
     assert (commands_path, interactions_path) == ("/slack/commands", "/slack/interactions")
     assert "commands" in manifest["oauth_config"]["scopes"]["bot"]
+
+
+# ---------------------------------------------------------------- a Slack workspace's daily allowance
+
+
+@pytest.fixture(scope="module")
+def limited(settings, engine) -> Iterator[Crashdoc]:  # type: ignore[no-untyped-def]
+    """The service with one diagnosis and one question a day per Slack workspace."""
+    limited_settings = settings.model_copy(update={
+        "slack_signing_secret": SecretStr(SECRET), "public_url": PUBLIC, "slack_allow_insecure_response_url": True,
+        "slack_team_daily": 1, "slack_team_questions_daily": 1,
+    })
+    server = uvicorn.Server(uvicorn.Config(create_app(limited_settings, engine), host="127.0.0.1", port=free_port(),
+                                           log_level="warning", lifespan="on"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 300
+    while not server.started:
+        if not thread.is_alive() or time.monotonic() > deadline:
+            raise RuntimeError("the Slack test server did not start")
+        time.sleep(0.1)
+    yield Crashdoc(f"http://127.0.0.1:{server.config.port}")
+    server.should_exit = True
+    thread.join(timeout=30)
+
+
+def _team_command(app: Crashdoc, text: str, url: str, team: str) -> httpx.Response:
+    body = command_body(text, url).replace(b"team_id=T0001", f"team_id={team}".encode())
+    return httpx.post(f"{app.url}/slack/commands", content=body, headers=signed_headers(body), timeout=60)
+
+
+def test_a_slack_workspace_over_its_daily_allowance_is_told_and_nothing_runs(limited: Crashdoc, hook: SlackHook) -> None:
+    team = f"T{uuid.uuid4().hex[:8].upper()}"
+    first = hook.new_url()
+    assert "Diagnosing your log" in _team_command(limited, OOM_LOG, first, team).json()["text"]
+    posted = hook.next(first)
+    d_id = next(b for b in posted["blocks"] if b["type"] == "actions")["elements"][0]["value"]
+    second = hook.new_url()
+    refused = _team_command(limited, OOM_LOG, second, team).json()
+    assert refused["response_type"] == "ephemeral"
+    assert "used its 1 diagnoses for today" in refused["text"] and "00:00 UTC" in refused["text"]
+    time.sleep(1.0)
+    assert hook.count(second) == 0  # no background work was scheduled
+    # another Slack workspace has its own allowance
+    other = hook.new_url()
+    assert "Diagnosing your log" in _team_command(limited, OOM_LOG, other, team + "X").json()["text"]
+    assert hook.next(other)
+    # questions are counted apart: one goes through, the next is refused
+    q1, q2 = hook.new_url(), hook.new_url()
+    assert "Looking into your question" in _team_command(limited, f"ask {d_id} why did it fail?", q1, team).json()["text"]
+    assert hook.next(q1)
+    assert "follow-up questions for today" in _team_command(limited, f"ask {d_id} and the fix?", q2, team).json()["text"]

@@ -351,6 +351,14 @@ def ack_message(text: str) -> SlackMessage:
     return _message(text)
 
 
+def quota_message(limit: int, noun: str, reset_in: str) -> SlackMessage:
+    """This Slack workspace has used its daily allowance (only the person who asked sees it)."""
+    text = (f":no_entry: This Slack workspace has used its {limit} {noun} for today. The allowance resets at "
+            f"00:00 UTC (in {reset_in}). The web page and the `crashdoc` CLI, which diagnoses on your own machine, "
+            "are not counted here.")
+    return _message(text, [_section(text)])
+
+
 def error_message(exc: BaseException, ref: str) -> SlackMessage:
     """Slack's one mapping of the error tree: what went wrong and what to do, only to the user who asked."""
     if isinstance(exc, CrashdocError):

@@ -89,6 +89,27 @@ async def _signed_form(request: Request) -> dict[str, str]:
     return {k: v[0] for k, v in fields.items()}
 
 
+_NOUNS = {"diagnosis": "diagnoses", "question": "follow-up questions"}
+
+
+async def _over_allowance(request: Request, team_id: str, kind: str) -> dict[str, Any] | None:
+    """Count one ``kind`` for the Slack workspace; the message to send instead when its day's allowance is spent."""
+    from service.store.accounts import Accounts, next_utc_midnight, utc_now
+
+    settings, engine = _settings(request), _engine(request)
+    limit = (settings.slack_team_daily if kind == "diagnosis" else settings.slack_team_questions_daily) or None
+    if limit is None:
+        return None
+    now = utc_now()
+    count = await to_thread.run_sync(Accounts(engine.store).consume, f"slack:{team_id or 'unknown'}", kind, limit, now.date())
+    if count is not None:
+        return None
+    log.info("slack workspace over its daily %s allowance", kind)
+    minutes = max(1, int((next_utc_midnight(now) - now).total_seconds() // 60))
+    hours, minutes = divmod(minutes, 60)
+    return blocks.quota_message(limit, _NOUNS[kind], f"{hours} h {minutes} min" if hours else f"{minutes} min")
+
+
 def _response_url(settings: Settings, value: object) -> str:
     return check_response_url(str(value or ""), allow_insecure=settings.slack_allow_insecure_response_url)
 
@@ -115,6 +136,8 @@ async def slash_command(request: Request, background: BackgroundTasks) -> Respon
             message = blocks.kb_message(words, entries, command, settings.public_url)
         case Diagnose(log=text):
             url = _response_url(settings, form.get("response_url"))
+            if (refused := await _over_allowance(request, form.get("team_id", ""), "diagnosis")) is not None:
+                return JSONResponse(refused)
             background.add_task(deliver, url, partial(handlers.diagnose_pasted, engine, text, settings.public_url), what="diagnose")
             lines = len(text.strip().splitlines())
             message = blocks.ack_message(
@@ -123,6 +146,8 @@ async def slash_command(request: Request, background: BackgroundTasks) -> Respon
             )
         case Ask(diagnosis_id=diagnosis_id, question=question):
             url = _response_url(settings, form.get("response_url"))
+            if (refused := await _over_allowance(request, form.get("team_id", ""), "question")) is not None:
+                return JSONResponse(refused)
             background.add_task(deliver, url, partial(handlers.answer_question, engine, diagnosis_id, question,
                                                       settings.public_url), what="ask")
             message = blocks.ack_message(f":hourglass_flowing_sand: Looking into your question on `{diagnosis_id}`…")
@@ -157,6 +182,11 @@ async def interaction(request: Request, background: BackgroundTasks) -> Response
                 raise BadRequest("The question box names no diagnosis.")
             url = _response_url(settings, payload.get("response_url"))
             question = str(action.get("value") or "")
+            team = payload.get("team")
+            team_id = str(team.get("id") or "") if isinstance(team, dict) else ""
+            if (refused := await _over_allowance(request, team_id, "question")) is not None:
+                background.add_task(deliver, url, partial(dict, refused), what="allowance")
+                continue
             background.add_task(deliver, url, partial(handlers.answer_question, engine, diagnosis_id, question,
                                                       settings.public_url), what="ask")
             log.info("slack interaction ask")
