@@ -110,6 +110,11 @@ def load_model(name: str) -> SentenceTransformer:
         ) from exc
 
 
+def _valid(texts: list[str]) -> list[str]:
+    """Tokenizers refuse strings that are not valid Unicode (a lone surrogate): replace what cannot be encoded."""
+    return [t if t.isascii() else t.encode("utf-8", "replace").decode("utf-8") for t in texts]
+
+
 @dataclass
 class TorchEncoder:
     model: str
@@ -119,6 +124,7 @@ class TorchEncoder:
         self.identity = f"{self.model}|torch"
 
     def encode(self, texts: list[str]) -> np.ndarray:
+        texts = _valid(texts)
         st = load_model(self.model)
         with _lock:  # the tokenizer is not re-entrant under concurrent requests
             vectors = st.encode(texts, batch_size=_BATCH, normalize_embeddings=True, convert_to_numpy=True, show_progress_bar=False)
@@ -150,6 +156,7 @@ class OnnxEncoder:
     def encode(self, texts: list[str]) -> np.ndarray:
         if not texts:
             return np.zeros((0, 0), dtype=np.float32)
+        texts = _valid(texts)
         # One text per run when int8: dynamic quantisation scales activations over the whole batch, so a
         # text's vector would depend on its neighbours. Float graphs batch texts of similar length.
         order = sorted(range(len(texts)), key=lambda i: len(texts[i]))

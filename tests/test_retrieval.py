@@ -502,3 +502,9 @@ def test_the_bundled_example_is_diagnosed_as_fused_adam_by_every_source(example)
     # among its near-ties, and the rule and the facts decide.
     best_dense = max(h.sources.get("dense", 0.0) for h in example.hits)
     assert top.sources["dense"] >= best_dense - 0.05
+
+
+@pytest.mark.parametrize("query", ["", "   ", "\x00\x01", "\ud800 a lone surrogate", "😀" * 3000, "a" * 50_000])
+def test_dense_search_takes_any_string(engine, query):
+    found = dense_search(engine.index, query, 3)
+    assert len(found) == 3 and all(-1.0 <= score <= 1.0 + 1e-5 for _, score in found)
