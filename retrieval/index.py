@@ -78,7 +78,11 @@ class Index:
 
 
 def cache_key(kb: KnowledgeBase, encoder: Encoder) -> str:
-    return hashlib.sha256(f"{kb.version}|{encoder.identity}|{RECIPE_VERSION}".encode()).hexdigest()[:16]
+    return cache_key_for(kb, encoder.identity)
+
+
+def cache_key_for(kb: KnowledgeBase, identity: str) -> str:
+    return hashlib.sha256(f"{kb.version}|{identity}|{RECIPE_VERSION}".encode()).hexdigest()[:16]
 
 
 def _build_bm25(kb: KnowledgeBase, ids: list[str]) -> bm25s.BM25:

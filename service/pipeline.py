@@ -55,6 +55,15 @@ class Engine:
         with self._lock:
             return load_or_build(self.kb, self.encoder, self.settings.data_dir / "index")
 
+    def index_ready(self) -> bool:
+        """Whether the retrieval index (and the encoder export) are cached: False means the next use builds them."""
+        from retrieval.embed import export_key
+        from retrieval.index import cache_key_for
+
+        s, cache = self.settings, self.settings.data_dir / "index"
+        exported = s.embedding_backend == "torch" or (cache / f"encoder-{export_key(s.embedding_model, s.embedding_backend)}").is_dir()
+        return exported and (cache / cache_key_for(self.kb, f"{s.embedding_model}|{s.embedding_backend}") / "meta.json").is_file()
+
     @cached_property
     def encoder(self) -> Encoder:
         s = self.settings

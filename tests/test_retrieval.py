@@ -508,3 +508,14 @@ def test_the_bundled_example_is_diagnosed_as_fused_adam_by_every_source(example)
 def test_dense_search_takes_any_string(engine, query):
     found = dense_search(engine.index, query, 3)
     assert len(found) == 3 and all(-1.0 <= score <= 1.0 + 1e-5 for _, score in found)
+
+
+def test_the_engine_knows_whether_its_index_is_built(settings, engine, tmp_path):
+    from service.pipeline import Engine
+
+    _ = engine.index
+    assert engine.index_ready()
+    fresh = Engine(settings.model_copy(update={"data_dir": tmp_path}))
+    assert not fresh.index_ready()  # the CLI says the first run takes longer
+    (tmp_path / "index").symlink_to(settings.data_dir / "index")
+    assert fresh.index_ready()

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from service.cli.inputs import progress, read_sources
+from service.cli.inputs import first_run_notice, progress, read_sources
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -32,6 +32,7 @@ def run(args: argparse.Namespace) -> int:
         progress(f"crashdoc: reading {size / 2**20:.0f} MB from {len(sources)} file(s)…")
     settings = get_settings()
     engine = Engine(settings)
+    first_run_notice(engine)
     d = diagnose(engine, sources, store=not args.no_store)
     if args.format == "json":
         sys.stdout.write(d.model_dump_json(indent=2) + "\n")

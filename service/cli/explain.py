@@ -22,7 +22,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
 
 def run(args: argparse.Namespace) -> int:
     from retrieval import build_query, retrieve
-    from service.cli.inputs import read_sources
+    from service.cli.inputs import first_run_notice, read_sources
     from service.facts import extract_facts
     from service.ingest import ingest
     from service.masking import mask
@@ -30,6 +30,7 @@ def run(args: argparse.Namespace) -> int:
     from service.settings import get_settings
 
     engine = Engine(get_settings())
+    first_run_notice(engine)
     log = mask(ingest(read_sources(args.paths), engine.limits), engine.masker)
     facts = extract_facts(log)
     query = build_query(log, facts)

@@ -4,9 +4,13 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from service.errors import InputError
 from service.models import Source
+
+if TYPE_CHECKING:
+    from service.pipeline import Engine
 
 _LOG_SUFFIXES = (".log", ".out", ".err", ".txt", ".gz", ".json")  # .json: torchrun error files
 
@@ -40,3 +44,10 @@ def progress(message: str) -> None:
     """A line of progress on stderr, only for a person at a terminal."""
     if sys.stderr.isatty():
         print(message, file=sys.stderr, flush=True)
+
+
+def first_run_notice(engine: Engine) -> None:
+    """Say why the first run with a model and a KB takes longer (the export and the index are built once)."""
+    if not engine.index_ready():
+        progress("crashdoc: first run with this embedding model and KB: exporting the model and building the "
+                 "retrieval index (once, about 10 to 30 s)…")
