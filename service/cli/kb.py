@@ -18,8 +18,15 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
     show = kb_sub.add_parser("show", help="print one entry")
     show.add_argument("id", help="entry id, e.g. cuda-oom")
     show.set_defaults(run=run_show)
-    build = kb_sub.add_parser("build", help="embed every entry and write the FAISS index (cached by content hash)")
-    build.add_argument("--force", action="store_true", help="rebuild even when the cache is current")
+    build = kb_sub.add_parser(
+        "build", help="embed every entry and write the FAISS index (cached by content hash)",
+        description="Embed every entry of kb/ (title and summary, each message variant, each symptom line) and "
+        "write the FAISS index and its metadata under CRASHDOC_DATA_DIR/index, keyed by a hash of kb/, the model "
+        "and the backend: an unchanged KB loads from the cache. The model is CRASHDOC_EMBEDDING_MODEL (default: "
+        "the packaged all-MiniLM-L6-v2) and runs as CRASHDOC_EMBEDDING_BACKEND: onnx-int8 (default; exported "
+        "once and checked against the original), onnx or torch. Nothing is downloaded.",
+    )
+    build.add_argument("--force", action="store_true", help="rebuild the index even when the cache is current")
     build.set_defaults(run=run_build)
 
 
