@@ -13,7 +13,6 @@ hear about it, not silently drop to the anonymous allowance. The key itself is n
 from __future__ import annotations
 
 import logging
-import math
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
@@ -25,7 +24,15 @@ from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
 from service.errors import AuthError, QuotaExceeded, StoreError
 from service.settings import Settings
-from service.store.accounts import Accounts, Allowance, Workspace, allowance, next_utc_midnight, utc_now
+from service.store.accounts import (
+    USAGE_NOUNS,
+    Accounts,
+    Allowance,
+    Workspace,
+    allowance,
+    until_reset,
+    utc_now,
+)
 
 log = logging.getLogger("crashdoc.api")
 
@@ -36,7 +43,6 @@ _bearer = HTTPBearer(
     "allows anonymous use.",
 )
 _KEY_HINT = "An administrator makes keys with `crashdoc admin key create WORKSPACE`."
-_NOUNS = {"diagnosis": "diagnoses", "question": "follow-up questions"}
 
 
 @dataclass(frozen=True)
@@ -83,17 +89,11 @@ def require_workspace(who: Caller, what: str) -> Workspace:
     return who.workspace
 
 
-def _in(seconds: int) -> str:
-    hours, minutes = divmod(max(1, seconds // 60), 60)
-    return f"{hours} h {minutes} min" if hours else f"{minutes} min"
-
-
 def quota_exceeded(who: Caller, allowed: Allowance, kind: str, limit: int) -> QuotaExceeded:
     """The 429: what was spent, when it comes back, and how to get more."""
-    now = utc_now()
-    retry = max(1, math.ceil((next_utc_midnight(now) - now).total_seconds()))
-    noun = _NOUNS[kind]
-    back = f"It resets at 00:00 UTC (in {_in(retry)})."
+    retry, wait = until_reset(utc_now())
+    noun = USAGE_NOUNS[kind]
+    back = f"It resets at 00:00 UTC (in {wait})."
     if who.workspace is None:
         return QuotaExceeded(
             f"Anonymous use is limited to {limit} {noun} a day from one address, and today's are used.",

@@ -89,12 +89,9 @@ async def _signed_form(request: Request) -> dict[str, str]:
     return {k: v[0] for k, v in fields.items()}
 
 
-_NOUNS = {"diagnosis": "diagnoses", "question": "follow-up questions"}
-
-
 async def _over_allowance(request: Request, team_id: str, kind: str) -> dict[str, Any] | None:
     """Count one ``kind`` for the Slack workspace; the message to send instead when its day's allowance is spent."""
-    from service.store.accounts import Accounts, next_utc_midnight, utc_now
+    from service.store.accounts import USAGE_NOUNS, Accounts, until_reset, utc_now
 
     settings, engine = _settings(request), _engine(request)
     limit = (settings.slack_team_daily if kind == "diagnosis" else settings.slack_team_questions_daily) or None
@@ -105,9 +102,7 @@ async def _over_allowance(request: Request, team_id: str, kind: str) -> dict[str
     if count is not None:
         return None
     log.info("slack workspace over its daily %s allowance", kind)
-    minutes = max(1, int((next_utc_midnight(now) - now).total_seconds() // 60))
-    hours, minutes = divmod(minutes, 60)
-    return blocks.quota_message(limit, _NOUNS[kind], f"{hours} h {minutes} min" if hours else f"{minutes} min")
+    return blocks.quota_message(limit, USAGE_NOUNS[kind], until_reset(now)[1])
 
 
 def _response_url(settings: Settings, value: object) -> str:

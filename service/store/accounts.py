@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import math
 import re
 import secrets
 from collections.abc import Sequence
@@ -62,6 +63,16 @@ def utc_now() -> datetime:
 
 def next_utc_midnight(now: datetime) -> datetime:
     return datetime.combine(now.astimezone(UTC).date() + timedelta(days=1), datetime.min.time(), tzinfo=UTC)
+
+
+USAGE_NOUNS = {"diagnosis": "diagnoses", "question": "follow-up questions"}  # what each counted kind is called
+
+
+def until_reset(now: datetime) -> tuple[int, str]:
+    """Seconds until the daily counters reset at 00:00 UTC (at least 1), and the same for a person: "3 h 12 min"."""
+    seconds = max(1, math.ceil((next_utc_midnight(now) - now).total_seconds()))
+    hours, minutes = divmod(max(1, seconds // 60), 60)
+    return seconds, f"{hours} h {minutes} min" if hours else f"{minutes} min"
 
 
 # ---------------------------------------------------------------- values
