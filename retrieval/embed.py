@@ -121,7 +121,7 @@ class TorchEncoder:
     identity: str = ""
 
     def __post_init__(self) -> None:
-        self.identity = f"{self.model}|torch"
+        self.identity = identity_of(self.model, "torch")
 
     def encode(self, texts: list[str]) -> np.ndarray:
         texts = _valid(texts)
@@ -189,6 +189,20 @@ def _model_fingerprint(name: str) -> str:
 
 def export_key(name: str, backend: str) -> str:
     return hashlib.sha256(f"{_model_fingerprint(name)}|{backend}|{EXPORT_RECIPE}".encode()).hexdigest()[:16]
+
+
+def identity_of(name: str, backend: str) -> str:
+    """An encoder's identity (``Encoder.identity``): part of the index's cache key."""
+    return f"{name}|{backend}"
+
+
+def export_dir(name: str, backend: str, cache_dir: Path) -> Path:
+    """Where the export of this model for this backend lives."""
+    return cache_dir / f"encoder-{export_key(name, backend)}"
+
+
+def is_exported(folder: Path) -> bool:
+    return (folder / "encoder.json").exists()
 
 
 class _Unsupported(Exception):
@@ -310,16 +324,15 @@ def get_encoder(name: str, backend: str, cache_dir: Path) -> Encoder:
     except ImportError:
         log.warning("onnxruntime is not installed: embedding with torch instead of %s", backend)
         return TorchEncoder(name)
-    identity = f"{name}|{backend}"
-    target = cache_dir / f"encoder-{export_key(name, backend)}"
-    if not (target / "encoder.json").exists():
+    target = export_dir(name, backend, cache_dir)
+    if not is_exported(target):
         cache_dir.mkdir(parents=True, exist_ok=True)
         try:
             _export(name, backend, target)
         except (_Unsupported, ImportError, RuntimeError) as exc:
             log.warning("Cannot export %s for %s (%s): embedding with torch", name, backend, exc)
             return TorchEncoder(name)
-    return OnnxEncoder(target, identity)
+    return OnnxEncoder(target, identity_of(name, backend))
 
 
 def embed(name: str, texts: list[str]) -> np.ndarray:

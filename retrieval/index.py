@@ -85,6 +85,15 @@ def cache_key_for(kb: KnowledgeBase, identity: str) -> str:
     return hashlib.sha256(f"{kb.version}|{identity}|{RECIPE_VERSION}".encode()).hexdigest()[:16]
 
 
+def _meta_path(cache_dir: Path, key: str) -> Path:
+    return cache_dir / key / "meta.json"
+
+
+def is_built(kb: KnowledgeBase, identity: str, cache_dir: Path) -> bool:
+    """Whether the index of this KB for the encoder ``identity`` is in the cache."""
+    return _meta_path(cache_dir, cache_key_for(kb, identity)).is_file()
+
+
 def _build_bm25(kb: KnowledgeBase, ids: list[str]) -> bm25s.BM25:
     bm25 = bm25s.BM25()
     bm25.index([tokenize(lexical_text(kb.entries[i])) for i in ids], show_progress=False)
@@ -125,7 +134,7 @@ def load_or_build(kb: KnowledgeBase, encoder: Encoder, cache_dir: Path) -> Index
     t0 = time.perf_counter()
     key = cache_key(kb, encoder)
     target = cache_dir / key
-    meta_path = target / "meta.json"
+    meta_path = _meta_path(cache_dir, key)
     if meta_path.exists():
         try:
             meta = json.loads(meta_path.read_text())

@@ -57,12 +57,12 @@ class Engine:
 
     def index_ready(self) -> bool:
         """Whether the retrieval index (and the encoder export) are cached: False means the next use builds them."""
-        from retrieval.embed import export_key
-        from retrieval.index import cache_key_for
+        from retrieval.embed import export_dir, identity_of, is_exported
+        from retrieval.index import is_built
 
         s, cache = self.settings, self.settings.data_dir / "index"
-        exported = s.embedding_backend == "torch" or (cache / f"encoder-{export_key(s.embedding_model, s.embedding_backend)}").is_dir()
-        return exported and (cache / cache_key_for(self.kb, f"{s.embedding_model}|{s.embedding_backend}") / "meta.json").is_file()
+        exported = s.embedding_backend == "torch" or is_exported(export_dir(s.embedding_model, s.embedding_backend, cache))
+        return exported and is_built(self.kb, identity_of(s.embedding_model, s.embedding_backend), cache)
 
     @cached_property
     def encoder(self) -> Encoder:
