@@ -52,7 +52,7 @@ def run(args: argparse.Namespace) -> int:
     results = run_all(engine, cases, progress)
     if args.calibrate:
         # Whether the top candidate was right, against what the retrieval stage knew about it.
-        rows = [[r.features.get(f, 0.0) for f in calibration.FEATURES] for r in results]
+        rows = [calibration.vector(r.features) for r in results]
         weights, bias = metrics.fit_logistic(rows, [r.top_right for r in results])
         table = {"kind": "logistic", "features": list(calibration.FEATURES), "weights": weights, "bias": bias,
                  "fitted_on": len(rows), "splits": sorted({r.split for r in results})}

@@ -39,6 +39,11 @@ def features(hits: Sequence[Hit]) -> dict[str, float]:
     }
 
 
+def vector(f: dict[str, float]) -> list[float]:
+    """The features in ``FEATURES`` order, as the model's weights expect them (a missing one counts 0)."""
+    return [f.get(name, 0.0) for name in FEATURES]
+
+
 def raw_confidence(f: dict[str, float]) -> float:
     """Before calibration: the score, damped when the runner-up is close."""
     return max(0.0, min(1.0, f["score"] * (0.75 + 0.25 * min(1.0, f["margin"] / 0.25))))
@@ -55,7 +60,7 @@ def _model() -> tuple[list[float], float] | None:
 
 
 def logistic(weights: Sequence[float], bias: float, f: dict[str, float]) -> float:
-    z = bias + sum(w * f[name] for w, name in zip(weights, FEATURES, strict=True))
+    z = bias + sum(w * x for w, x in zip(weights, vector(f), strict=True))
     return 1.0 / (1.0 + math.exp(-max(-40.0, min(40.0, z))))
 
 

@@ -7,8 +7,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from service.compose.calibration import FEATURES
 from service.compose.calibration import features as confidence_features
+from service.compose.calibration import vector as calibration_vector
 from service.errors import CrashdocError
 from service.evaluation import metrics
 from service.evaluation.cases import LoadedCase
@@ -156,7 +156,7 @@ def summarise(results: list[CaseResult]) -> dict[str, Any]:
     # Confidence predicts whether the top candidate is right; the reliability table checks that, both for the
     # shipped model (in sample when it was fitted on these cases) and for five-fold cross-validated fits.
     pairs = [(r.confidence, r.top_right) for r in results]
-    rows = [[r.features.get(f, 0.0) for f in FEATURES] for r in results]
+    rows = [calibration_vector(r.features) for r in results]
     cv = metrics.cross_validated([r.id for r in results], rows, [r.top_right for r in results]) if len(results) >= 20 else []
     cv_pairs = list(zip(cv, (r.top_right for r in results), strict=True))
     answered = [r for r in results if r.predicted is not None]
