@@ -179,11 +179,11 @@ class Crashdoc:
         return httpx.post(f"{self.url}/slack/interactions", content=body, headers=signed_headers(body), timeout=60)
 
 
-@pytest.fixture(scope="module")
-def crashdoc(settings, engine) -> Iterator[Crashdoc]:  # type: ignore[no-untyped-def]
+def _serve_slack(settings, engine, **overrides: Any) -> Iterator[Crashdoc]:  # type: ignore[no-untyped-def]
     """The real service on a loopback port (uvicorn in a thread, so it shares the session's warm engine)."""
     slack_settings = settings.model_copy(update={
         "slack_signing_secret": SecretStr(SECRET), "public_url": PUBLIC, "slack_allow_insecure_response_url": True,
+        **overrides,
     })
     server = uvicorn.Server(uvicorn.Config(create_app(slack_settings, engine), host="127.0.0.1", port=free_port(),
                                            log_level="warning", lifespan="on"))
@@ -197,6 +197,11 @@ def crashdoc(settings, engine) -> Iterator[Crashdoc]:  # type: ignore[no-untyped
     yield Crashdoc(f"http://127.0.0.1:{server.config.port}")
     server.should_exit = True
     thread.join(timeout=30)
+
+
+@pytest.fixture(scope="module")
+def crashdoc(settings, engine) -> Iterator[Crashdoc]:  # type: ignore[no-untyped-def]
+    yield from _serve_slack(settings, engine)
 
 
 # ---------------------------------------------------------------- Block Kit's limits, checked independently
@@ -740,22 +745,7 @@ def test_manifest_points_slack_at_the_routes(settings) -> None:  # type: ignore[
 @pytest.fixture(scope="module")
 def limited(settings, engine) -> Iterator[Crashdoc]:  # type: ignore[no-untyped-def]
     """The service with one diagnosis and one question a day per Slack workspace."""
-    limited_settings = settings.model_copy(update={
-        "slack_signing_secret": SecretStr(SECRET), "public_url": PUBLIC, "slack_allow_insecure_response_url": True,
-        "slack_team_daily": 1, "slack_team_questions_daily": 1,
-    })
-    server = uvicorn.Server(uvicorn.Config(create_app(limited_settings, engine), host="127.0.0.1", port=free_port(),
-                                           log_level="warning", lifespan="on"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 300
-    while not server.started:
-        if not thread.is_alive() or time.monotonic() > deadline:
-            raise RuntimeError("the Slack test server did not start")
-        time.sleep(0.1)
-    yield Crashdoc(f"http://127.0.0.1:{server.config.port}")
-    server.should_exit = True
-    thread.join(timeout=30)
+    yield from _serve_slack(settings, engine, slack_team_daily=1, slack_team_questions_daily=1)
 
 
 def _team_command(app: Crashdoc, text: str, url: str, team: str) -> httpx.Response:
