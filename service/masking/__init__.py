@@ -54,12 +54,9 @@ def mask(run: RawRun, masker: Masker | None = None) -> MaskedLog:
     """Mask every file of one run with one pseudonym table: the same host is the same <HOST_n> everywhere."""
     masker = masker or get_masker()
     state = MaskState()
-    files = []
-    for f in run.files:
-        lines = list(mask_lines_stream(f.lines, masker, state))
-        files.append(MaskedFile(name=mask_segment(f.name, masker, state), lines=lines))
+    masked = [(list(mask_lines_stream(f.lines, masker, state)), mask_segment(f.name, masker, state)) for f in run.files]
     # A name learned late (SLURM_JOB_USER=mchen on line 900) is masked on the lines before it too.
-    files = [MaskedFile(name=f.name, lines=state.sweep(f.lines)) for f in files]
+    files = [MaskedFile(name=name, lines=state.sweep(lines)) for lines, name in masked]
     return MaskedLog(files=files, counts=dict(sorted(state.counts.items())))
 
 
