@@ -19,10 +19,11 @@ class _Frozen(BaseModel):
 
 
 class Source(_Frozen):
-    """One input file as it arrived: a name and its bytes (maybe gzip)."""
+    """One input file: a name and its bytes (maybe compressed), or where to read them (a path, ``-`` for stdin)."""
 
     name: str
-    data: bytes
+    data: bytes = b""
+    path: str | None = None
 
 
 class LogFile(_Frozen):
@@ -32,6 +33,8 @@ class LogFile(_Frozen):
     lines: list[str]
     bytes_in: int = 0
     truncated_lines: int = 0
+    notes: list[str] = Field(default_factory=list)  # what reading it noticed ("not UTF-8: read as Latin-1")
+    nonblank: bool = True  # some line has more than whitespace
 
 
 class RawRun(_Frozen):

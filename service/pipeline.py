@@ -39,9 +39,13 @@ def new_id() -> str:
 
 @dataclass
 class Engine:
-    """The heavy, shared parts of the pipeline, built lazily once per process."""
+    """The heavy, shared parts of the pipeline, built lazily once per process.
+
+    ``local``: the command line on the user's own files, which has no size cap (only the line length).
+    """
 
     settings: Settings
+    local: bool = False
 
     def __post_init__(self) -> None:
         self._lock = threading.Lock()
@@ -79,6 +83,8 @@ class Engine:
 
     @cached_property
     def limits(self) -> Limits:
+        if self.local:
+            return Limits.local(self.settings.max_line_chars)
         return Limits.from_settings(self.settings)
 
     def warm(self) -> None:

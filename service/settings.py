@@ -36,6 +36,7 @@ class Settings(BaseSettings):
     max_decompressed_bytes: int = 256 * 1024 * 1024
     max_files: int = 64
     max_line_chars: int = 16_384
+    max_lines: int = 20_000_000
     max_question_chars: int = 2_000
 
     # LLM composer (off unless a model is named).

@@ -12,18 +12,16 @@ import pytest
 
 from service.cli.explain import render_text
 from service.facts import extract_facts
-from service.ingest import ingest
+from service.ingest import ingest, sources_in
 from service.masking import mask
-from service.models import Facts, Source
+from service.models import Facts
 
 DATA = Path(__file__).resolve().parent / "data" / "multirank"
 RUNS = sorted(p for p in DATA.iterdir() if (p / "scenario.json").exists())
 
 
 def _facts(run: Path, engine) -> Facts:  # type: ignore[no-untyped-def]
-    files = sorted(p for p in run.rglob("*") if p.is_file() and p.suffix in (".log", ".json") and p.name != "scenario.json")
-    sources = [Source(name=str(p.relative_to(run)), data=p.read_bytes()) for p in files]
-    return extract_facts(mask(ingest(sources, engine.limits), engine.masker))
+    return extract_facts(mask(ingest(sources_in(run), engine.limits), engine.masker))
 
 
 @pytest.fixture(scope="module")

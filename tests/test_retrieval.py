@@ -17,6 +17,7 @@ from retrieval.index import Index, build, cache_key, dense_search, entry_texts, 
 from retrieval.kb import KnowledgeBase, load_kb
 from retrieval.query import strip_prefix
 from service.errors import ConfigError
+from service.ingest import sources_from_paths
 from service.models import Source
 from service.pipeline import Trace, run_stages
 
@@ -64,10 +65,7 @@ def vectors_of(index: Index) -> np.ndarray:
 
 
 def sources_of(path: Path) -> list[Source]:
-    if path.is_file():
-        return [Source(name=path.name, data=path.read_bytes())]
-    files = sorted(p for p in path.rglob("*") if p.is_file() and p.suffix in (".log", ".json") and p.name != "scenario.json")
-    return [Source(name=str(p.relative_to(path)), data=p.read_bytes()) for p in files]
+    return sources_from_paths([str(path)])
 
 
 # ---------------------------------------------------------------- fixtures

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from service.cli.inputs import first_run_notice, progress, read_sources
+from service.cli.inputs import first_run_notice, progress, read_sources, total_size
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -27,11 +27,11 @@ def run(args: argparse.Namespace) -> int:
     from service.settings import get_settings
 
     sources = read_sources(args.paths)
-    size = sum(len(s.data) for s in sources)
+    size = total_size(sources) or 0
     if size > 5 * 2**20:
         progress(f"crashdoc: reading {size / 2**20:.0f} MB from {len(sources)} file(s)…")
     settings = get_settings()
-    engine = Engine(settings)
+    engine = Engine(settings, local=True)
     first_run_notice(engine)
     d = diagnose(engine, sources, store=not args.no_store)
     if args.format == "json":

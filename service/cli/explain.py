@@ -29,7 +29,7 @@ def run(args: argparse.Namespace) -> int:
     from service.pipeline import Engine
     from service.settings import get_settings
 
-    engine = Engine(get_settings())
+    engine = Engine(get_settings(), local=True)
     first_run_notice(engine)
     log = mask(ingest(read_sources(args.paths), engine.limits), engine.masker)
     facts = extract_facts(log)

@@ -8,9 +8,8 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from service.errors import InputError
+from service.ingest import sources_in
 from service.models import Source
-
-LOG_SUFFIXES = (".log", ".out", ".err", ".txt", ".gz")
 
 
 class Case(BaseModel):
@@ -43,9 +42,8 @@ class LoadedCase(BaseModel):
     split: str = "cases"  # the directory it came from: cases, reworded, holdout
 
     def sources(self) -> list[Source]:
-        folder = Path(self.folder)
-        files = sorted(p for p in folder.rglob("*") if p.is_file() and p.name.endswith(LOG_SUFFIXES))
-        return [Source(name=str(p.relative_to(folder)), data=p.read_bytes()) for p in files]
+        """The case's log files, as the CLI would read its folder (the same reader, the same files count)."""
+        return sources_in(Path(self.folder))
 
 
 def load_cases(cases_dir: Path, catalog_ids: set[str] | None = None) -> list[LoadedCase]:
