@@ -407,3 +407,72 @@ def test_the_rank_map_is_built_once_per_log():
         "gpu-a:411:469 [0] NCCL INFO comm 0x55 rank 7 nranks 8 cudaDev 0 nvmlDev 0 busId 1b000 commId 0x1 - Init START"])])
     assert rm.by_pid == {411: 7}
     assert rm.rank_of("x.log", "gpu-a:411:469 [0] misc/socket.cc:49 NCCL WARN socketProgressOpt: Call to recv failed") == 7
+
+
+# --- the forms real pasted logs take (issue 17): each a real line, the rank it must yield, and near misses ---
+
+ILLEGAL_ACCESS_WATCHDOG = ("[rank3]:[E ProcessGroupNCCL.cpp:1414] [PG 2 Rank 3] Process group watchdog thread terminated with exception: "
+                           "CUDA error: an illegal memory access was encountered")
+MISMATCH = ("[rank{r}]: RuntimeError: Detected mismatch between collectives on ranks. Rank {r} is running collective: "
+            "CollectiveFingerPrint(SequenceNumber=3, OpType={own}, TensorShape=[4096], TensorDtypes=Float, TensorDeviceTypes="
+            "TensorOptions(dtype=float (default), device=cpu)), but Rank {o} is running collective: CollectiveFingerPrint("
+            "SequenceNumber=3, OpType={theirs}, TensorShape=[4096], TensorDtypes=Float, TensorDeviceTypes=TensorOptions(dtype=float "
+            "(default), device=cpu)).")
+
+
+@pytest.mark.parametrize(
+    ("lines", "rank"),
+    [
+        # a single visible rank, whose watchdog died of its own GPU fault
+        ([ILLEGAL_ACCESS_WATCHDOG], 3),
+        # torch >= 2.5 names the process group by id and GUID
+        (["[PG ID 0 PG GUID 0(default_pg) Rank 6] Process group watchdog thread terminated with exception: CUDA error: an illegal memory access was encountered"], 6),
+        # the launcher's summary is the only marker: compact (line breaks lost in a paste) ...
+        (["torch.distributed.elastic.multiprocessing.errors.ChildFailedError:",
+          "Root Cause (first observed failure): [0]: time : 2024-05-01_12:00:03 host : gpu-01 rank2 (local rank: 2)exitcode: -9 (pid: 4242) "
+          "error_file: <N/A> traceback : Signal 9 (SIGKILL) received by PID 4242"], 2),
+        # ... and the agent's own line of older releases
+        (["ERROR:torch.distributed.elastic.multiprocessing.api:failed (exitcode: 1) local_rank: 3 (pid: 14020) of binary: /opt/conda/bin/python",
+          "torch.distributed.elastic.multiprocessing.errors.ChildFailedError:"], 3),
+        # a mismatch report from every rank: the odd one out
+        ([MISMATCH.format(r=r, own="ALLREDUCE", o=2, theirs="BROADCAST") for r in (0, 1, 3)]
+         + [MISMATCH.format(r=2, own="BROADCAST", o=0, theirs="ALLREDUCE")], 2),
+        # ... from one rank only: rank 0 found rank 1 agreed with it and rank 2 did not
+        ([MISMATCH.format(r=0, own="ALLREDUCE", o=2, theirs="BROADCAST")], 2),
+        # an OOM named only by its GPU, where the script printed which rank drives which GPU, before another rank's watchdog
+        (["[sft.py:88] rank=5 local_rank=5 device=cuda:5 world_size=8", "[sft.py:88] rank=6 local_rank=6 device=cuda:6 world_size=8",
+          *TRACEBACK, "torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.95 GiB. GPU 6 has a total capacty of 79.11 GiB of which 1.23 GiB is free.",
+          WATCHDOG.format(r=3)], 6),
+    ],
+    ids=["single-rank-watchdog-cuda", "pg-guid", "compact-summary", "agent-line", "mismatch-all", "mismatch-one", "oom-gpu-mapped"],
+)
+def test_the_rank_real_pastes_name(lines, rank):
+    facts = extract_facts(one_file(*lines))
+    assert facts.initiating_rank == rank, facts.notes
+
+
+def test_the_oom_rank_is_first_and_the_watchdog_rank_collateral():
+    facts = extract_facts(one_file("[sft.py:88] rank=1 local_rank=1 device=cuda:1 world_size=4", *TRACEBACK,
+                                   "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 1 has a total capacity of 79.15 GiB",
+                                   WATCHDOG.format(r=3)))
+    assert facts.initiating_rank == 1
+    assert [c.rank for c in facts.collateral] == [3] and "collective" in facts.collateral[0].why
+
+
+@pytest.mark.parametrize(
+    ("lines", "rank"),
+    [
+        # the watchdog on a rank that only waited: collateral, and the rank it names is not a first failure
+        (["[rank1]:[E ProcessGroupNCCL.cpp:1414] [PG 0 Rank 1] Process group watchdog thread terminated with exception: "
+          "[Rank 1] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=9, OpType=ALLREDUCE) ran for 600031 milliseconds before timing out."], None),
+        # one device per rank through CUDA_VISIBLE_DEVICES: every rank's OOM says GPU 0, which is not rank 0
+        (["LOCAL_RANK=2 CUDA_VISIBLE_DEVICES=2", "LOCAL_RANK=3 CUDA_VISIBLE_DEVICES=3", "world_size=4",
+          "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 79.15 GiB"], None),
+        # a device mismatch names two devices, not the rank's own
+        (["rank=2 local_rank=2 world_size=4",
+          "RuntimeError: Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cuda:3!"], None),
+    ],
+    ids=["watchdog-timeout", "one-visible-device", "device-mismatch"],
+)
+def test_near_misses_name_no_rank(lines, rank):
+    assert extract_facts(one_file(*lines)).initiating_rank == rank

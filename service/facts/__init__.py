@@ -19,6 +19,7 @@ from service.facts.timeline import (
     Timeline,
     first_failure,
     first_ranked,
+    mismatched_rank,
     odd_collective_rank,
     same_failure,
     scan,
@@ -71,6 +72,11 @@ def _extract_values(log: MaskedLog, memo: TrigramMemo) -> dict[str, Fact]:
 def _initiating_rank(tl: Timeline, first: ErrorEvent | None, strong: set[tuple[str, int]],
                      world_size: int | None, notes: list[str]) -> int | None:
     """The rank of the first failure; when it names none, what the other ranks and the launcher say."""
+    odd_one = mismatched_rank(tl.mismatches)
+    if odd_one is not None:
+        rank, why = odd_one
+        notes.append(f"rank {rank} ran a different collective than the others: {why} ({tl.mismatches[0].ref.file}:{tl.mismatches[0].ref.line})")
+        return rank
     root = next((r for r in tl.root_cause if r.informative), None)
     any_root = tl.root_cause[0] if tl.root_cause else None
     same = same_failure(tl.events, first) if first is not None else []

@@ -56,6 +56,11 @@ ERROR_PATTERNS: tuple[ErrorPattern, ...] = (
     # Ctrl-C or the launcher's SIGINT: "KeyboardInterrupt" (a hang stopped by hand, not a failure of its own)
     _err("interrupt", r"^(?:[\w<>.-]+: )?(?:\[(?:rank|default)\d+\]:\s*)?KeyboardInterrupt\s*$|Received (?:2|Signals\.SIGINT) death signal", True,
          "the run was interrupted (by hand or by the launcher), usually to stop a hang"),
+    # The watchdog ends because this rank's own GPU faulted (the fault is sticky to the process that caused it):
+    # "[rank3]:[E ProcessGroupNCCL.cpp:1414] [PG 2 Rank 3] Process group watchdog thread terminated with exception: CUDA error:
+    # an illegal memory access was encountered"
+    _err("cuda-error", r"Process group watchdog thread terminated with exception: (?:CUDA error|CUDA out of memory|"
+                       r"Triton Error \[CUDA\]|.{0,40}illegal memory access)"),
     # DeepSpeed "exception raised in another rank"; "ProcessGroupNCCL is aborting"; the watchdog's abort
     _err("aborted",
          r"exception raised in another rank|another rank (?:failed|exited)|ProcessGroupNCCL is aborting|Process group watchdog thread terminated|"

@@ -39,14 +39,23 @@ _NUMERIC = re.compile(r"^(?:[\w<>.]*[\d<>-][\w<>.-]*: )?\s{0,3}(\d{1,4}): ")
 _HOST_PREFIX = re.compile(r"^([\w<>.-]*[\d<>-][\w<>.-]*): (?!\s)")
 _NODE_TAG = re.compile(r"^\[node[_-]?(\d+)\] ")
 # what a line says about its local device: NCCL "host:pid:tid [3] NCCL WARN", OOM "(GPU 3; 79.15 GiB total capacity" /
-# "GPU 3 has a total capacity", "cuda:3", "--local_rank=3", "local_rank=3"
+# "GPU 3 has a total capacity" (torch 2.1 printed "GPU 3 has a total capacty"), "--local_rank=3", "local_rank=3"
 _LOCAL_INDEX = re.compile(
-    r"^(?:\S+: )?[\w<>.-]+:\d+:\d+ \[(\d+)\] (?:\S+ )?NCCL |\(GPU (\d+);|\bGPU (\d+) has a total capacity|--local_rank=(\d+)|\blocal_rank[=: ]+(\d+)\b"
+    r"^(?:\S+: )?[\w<>.-]+:\d+:\d+ \[(\d+)\] (?:\S+ )?NCCL |\(GPU (\d+);|\bGPU (\d+) has a total capac[i]?ty|--local_rank=(\d+)|\blocal_rank[=: ]+(\d+)\b"
 )
-# The rank a message names about itself: "[Rank 3] Watchdog caught ...", "[PG 0 (default_pg) Rank 3]", "global_rank=3",
+# the GPU an OOM names: "(GPU 3; 79.15 GiB total capacity; ...", "GPU 3 has a total capacity of 79.15 GiB" / "capacty" (torch 2.1)
+_OOM_GPU = re.compile(r"\(GPU (\d+);|\bGPU (\d+) has a total capac[i]?ty")
+# a script's own start-up line tying a rank to its device: "[sft.py:88] rank=6 local_rank=6 device=cuda:6 world_size=8",
+# "rank 3 using device cuda:3"
+_DEVICE_MAP = re.compile(r"\b[Rr]ank[=: ]+(\d+)\b.{0,80}?\b(?:device|using|on)[=: ](?:device )?cuda:(\d+)\b")
+# one device per rank through CUDA_VISIBLE_DEVICES: every rank's OOM then says "GPU 0", which names no rank:
+# "LOCAL_RANK=3 CUDA_VISIBLE_DEVICES=3", "CUDA_VISIBLE_DEVICES=3 python train.py"
+_ONE_VISIBLE_DEVICE = re.compile(r"\bCUDA_VISIBLE_DEVICES=['\"]?(\d+)\b(?![,\d])")
+# The rank a message names about itself: "[Rank 3] Watchdog caught ...", "[PG 0 (default_pg) Rank 3]", torch >= 2.5
+# "[PG ID 0 PG GUID 0(default_pg) Rank 3] Watchdog caught ...", "global_rank=3",
 # DDP "Parameters which did not receive grad for rank 3:", "NCCL communicator was aborted on rank 3"
 RANK_IN_MESSAGE = re.compile(
-    r"\[(?:PG \d+ (?:\([^)]*\) )?)?Rank (\d+)\]|\bglobal[_ ]rank[ =:]+(\d+)\b|did not receive grad for rank (\d+)|\bon rank (\d+)\b|^\S*\s*rank=(\d+)\b"
+    r"\[(?:PG (?:ID )?\d+ (?:PG GUID \S+ )?(?:\([^)]*\) )?)?Rank (\d+)\]|\bglobal[_ ]rank[ =:]+(\d+)\b|did not receive grad for rank (\d+)|\bon rank (\d+)\b|^\S*\s*rank=(\d+)\b"
 )
 
 # Per-rank files: "rank_3.log", "rank-3.out", "worker3.log", "proc_3.txt", "gpu3.log", Open MPI "1/rank.3/stderr"
@@ -175,6 +184,8 @@ class RankMap:
     node_files: set[str] = field(default_factory=set)  # ... where srun ran one torchrun per node: N is the node
     file_offsets: dict[str, int] = field(default_factory=dict)  # "[default5]: ... [Rank 13]": this file's node starts at 8
     by_bus: dict[str, int] = field(default_factory=dict)  # PCI bus -> GPU index, from nvidia-smi's table
+    by_gpu: dict[int, int] = field(default_factory=dict)  # GPU index -> global rank, where the script printed the pairing
+    one_device_per_rank: bool = False  # CUDA_VISIBLE_DEVICES hid the other GPUs: "GPU 0" is every rank's device
     per_node: int | None = None
     multi_process: bool = False
     torchrun: bool = False  # torchrun / torch.distributed.elastic launched the ranks
@@ -196,6 +207,8 @@ class RankMap:
         m = _PID_IN_LINE.search(text)
         if m and _first_group(m) in self.by_pid:
             return self.by_pid[_first_group(m)]
+        if self.by_gpu and not self.one_device_per_rank and (m := _OOM_GPU.search(text)) and _first_group(m) in self.by_gpu:
+            return self.by_gpu[_first_group(m)]
         m = _XID_BUS.search(text)
         if m and self.multi_process and len(self.by_host) <= 1:
             bus = (m.group(1) or m.group(2)).lower()
@@ -203,7 +216,8 @@ class RankMap:
                 return self.by_bus[bus]
         if node_base is None and self.multi_process:
             local = _LOCAL_INDEX.search(text)
-            if local and self.by_file.get(file) is None and len(self.by_host) <= 1:
+            if (local and self.by_file.get(file) is None and len(self.by_host) <= 1
+                    and not (self.one_device_per_rank and _OOM_GPU.search(text))):
                 return _first_group(local)
         return self.by_file.get(file)
 
@@ -226,6 +240,7 @@ def rank_map(files: Sequence[MaskedFile], world_size: int | None = None) -> Rank
     """File ranks, node layouts and the process-id -> rank pairs that NCCL INFO, Ray, DeepSpeed and torchrun print."""
     rm = RankMap(by_file=file_ranks([f.name for f in files]))
     max_local = -1
+    visible: set[int] = set()
     for f in files:
         offsets: set[int] = set()
         pending_rank: int | None = None
@@ -257,6 +272,10 @@ def rank_map(files: Sequence[MaskedFile], world_size: int | None = None) -> Rank
                 if m := re.search(r"exitcode\s*:\s*-?\d+ \(pid: (\d+)\)", text):
                     rm.by_pid.setdefault(int(m.group(1)), pending_rank)
                 pending_rank = None
+            if "cuda:" in text and (m := _DEVICE_MAP.search(text)):
+                rm.by_gpu.setdefault(int(m.group(2)), int(m.group(1)))
+            if "CUDA_VISIBLE_DEVICES=" in text and (m := _ONE_VISIBLE_DEVICE.search(text)):
+                visible.add(int(m.group(1)))
             if rm.per_node is None and (m := _PER_NODE.search(text)):
                 rm.per_node = int(m.group(1)) or None
             if "tensor_parallel_size" in text and (m := _TP_SIZE.search(text)) and int(m.group(1)) > 1:
@@ -268,6 +287,7 @@ def rank_map(files: Sequence[MaskedFile], world_size: int | None = None) -> Rank
             rm.numeric_files.add(f.name)
             if torchrun_hint:
                 rm.node_files.add(f.name)
+    rm.one_device_per_rank = len(visible) > 1
     if rm.per_node is None and max_local >= 0:
         rm.per_node = max_local + 1
     _spawned_pids(files, rm)

@@ -26,6 +26,13 @@ _BLOCK_END = re.compile(r"^\s*={20,}\s*$")
 _BLOCK_RANK = re.compile(r"^\s*rank\s*:\s*(\d+) \(local_rank")
 _BLOCK_FIELD = re.compile(r"^\s*(time|exitcode|error_file)\s*:\s*(.*)$")
 _ROOT_CAUSE = re.compile(r"Root Cause \(first observed failure\)")
+# the same entry with its line breaks lost (a paste into an issue or a chat):
+# "Root Cause (first observed failure): [0]: time : 2024-05-01_12:00:03 host : gpu-01 rank2 (local rank: 2)exitcode: -9 (pid: 4242)"
+_COMPACT_ENTRY = re.compile(r"\brank\s*:?\s*(\d+) \(local[_ ]rank: \d+\)\s*exitcode\s*:\s*(-?\d+) \(pid: \d+\)")
+_COMPACT_TIME = re.compile(r"\btime\s*:\s*(\d{4}-\d\d-\d\d_\d\d:\d\d:\d\d)")
+# torchrun's agent (all releases) as it notices the first worker that exited, on its own line:
+# "failed (exitcode: 1) local_rank: 0 (pid: 14020) of binary: /opt/conda/bin/python"
+_AGENT_FAILED = re.compile(r"failed \(exitcode: (-?\d+)\) local_rank: (\d+) \(pid: \d+\) of binary")
 # Contexts that name the rank of the traceback that follows: mp.spawn "-- Process 1 terminated with the following error:",
 # Ray "ray.exceptions.RayTaskError(RuntimeError): ray::_RayTrainWorker__execute.get_next() (pid=18301, ip=...)"
 _SPAWN_CONTEXT = re.compile(r"-- Process (\d+) terminated with the following error")
@@ -36,6 +43,14 @@ _STORE_SERVER = re.compile(r"The server socket has failed to (?:listen|bind)")
 _TRACEBACK_START = re.compile(r"Traceback \(most recent call last\):\s*$")
 # the rank a desync report or a monitored barrier names: "Rank 5 failed to pass monitoredBarrier", "Ranks 5, 6 failed to pass"
 _NAMED_CULPRIT = re.compile(r"Ranks? (\d+)(?:, \d+)* failed to pass monitoredBarrier|Rank (\d+) is not joining")
+# TORCH_DISTRIBUTED_DEBUG=DETAIL, each rank comparing its collective with every rank's in rank order, reporting the first
+# that differs: "RuntimeError: Detected mismatch between collectives on ranks. Rank 0 is running collective:
+# CollectiveFingerPrint(SequenceNumber=3, OpType=ALLREDUCE, TensorShape=[4096], TensorDtypes=Float, ...), but Rank 2 is
+# running collective: CollectiveFingerPrint(SequenceNumber=3, OpType=BROADCAST, ...)" (torch < 2.1: no SequenceNumber)
+_MISMATCH = re.compile(r"Detected mismatch between collectives on ranks\. Rank (\d+) is running collective: CollectiveFingerPrint\("
+                       r"((?:SequenceNumber=\d+, )?OpType=\w+(?:, TensorShape=\[[^\]]*\])?(?:, TensorDtypes=\w+)?).*?, but Rank (\d+) "
+                       r"is running collective: CollectiveFingerPrint\(((?:SequenceNumber=\d+, )?OpType=\w+(?:, TensorShape=\[[^\]]*\])?"
+                       r"(?:, TensorDtypes=\w+)?)")
 _SIGABRT = re.compile(r"Signal 6 \(SIGABRT\)|exitcode\s*:\s*-6\b|Fatal Python error: Aborted|SIGABRT")
 # a writer's prefix: node tag, host (worker-0: , <HOST_1>: ; never an exception type), rank tag
 _PREFIX = re.compile(r"^(?:\[node[_-]?\d+\] )?(?:(?![\w.]*(?:Error|Exception|Warning)\b)[\w<>.-]*[\d<][\w<>.-]*: )?(?:\d{1,4}: )?(?:\[(?:rank|default)\d+\]:|\[\d+,\d+\]<std\w+>:|\([^)]*pid=\d+[^)]*\) )?\s*")
@@ -51,6 +66,18 @@ class Timeline:
     rank_of: dict[tuple[str, int], int | None]
     root_cause: list[RootCause]  # torchrun's error files and its 'first observed failure' block, in order of authority
     named_culprits: list[tuple[int, LineRef]]
+    mismatches: list[Mismatch] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Mismatch:
+    """One rank's report that its collective differs from another rank's (TORCH_DISTRIBUTED_DEBUG=DETAIL)."""
+
+    reporter: int
+    own: str  # the fingerprint: sequence number, op, shape, dtype
+    other: int
+    theirs: str
+    ref: LineRef
 
 
 @dataclass
@@ -111,9 +138,12 @@ def _same_stream(previous: str, text: str) -> bool:
 
 
 def _self_named_rank(lines: list[str], i: int) -> int | None:
-    """The rank an exception's continuation lines name about themselves ("... did not receive grad for rank 3")."""
+    """The rank an exception's continuation lines name about themselves ("... did not receive grad for rank 3").
+
+    The next error line is another message (an OOM followed by "[Rank 0] Watchdog caught ..."): it ends the search.
+    """
     for text in lines[i : i + 8]:
-        if _TRACEBACK_START.search(text):
+        if _TRACEBACK_START.search(text) or classify(text) is not None:
             break
         m = RANK_IN_MESSAGE.search(text)
         if m:
@@ -149,6 +179,7 @@ def scan(files: Sequence[MaskedFile], rm: RankMap) -> Timeline:
     error_files: list[tuple[tuple[int, ...], RootCause]] = []  # the earliest exception recorded by @record wins
     entries: list[BlockEntry] = []
     culprits: list[tuple[int, LineRef]] = []
+    mismatches: list[Mismatch] = []
     for file_index, f in enumerate(files):
         base = file_index * 10_000_000
         default_rank = rm.by_file.get(f.name)
@@ -167,6 +198,9 @@ def scan(files: Sequence[MaskedFile], rm: RankMap) -> Timeline:
             rank = _scan_line(f, i, text, st, rm, ranks)
             if len(text) > 4000:
                 continue
+            if "Detected mismatch" in text and (m := _MISMATCH.search(text)):
+                ref = LineRef(file=f.name, line=i, rank=int(m.group(1)), text=text.strip()[:500])
+                mismatches.append(Mismatch(int(m.group(1)), m.group(2), int(m.group(3)), m.group(4), ref))
             if "ank" in text and (m := _NAMED_CULPRIT.search(text)):
                 culprits.append((int(m.group(1) or m.group(2)), LineRef(file=f.name, line=i, rank=rank, text=text.strip()[:500])))
             if _TRACEBACK_START.search(text):
@@ -215,12 +249,14 @@ def scan(files: Sequence[MaskedFile], rm: RankMap) -> Timeline:
     else:
         raw.sort(key=lambda t: t[1])
     events = [ev.model_copy(update={"order": n}) for n, (_, _, ev) in enumerate(raw)]
+    root.extend(agent_failures(events))
     return Timeline(
         events=_network_after_peer_failure(_abort_after_timeout(events)),
         ranks_seen=sorted(ranks),
         rank_of=rank_of,
         root_cause=root,
         named_culprits=culprits,
+        mismatches=mismatches,
     )
 
 
@@ -332,6 +368,8 @@ def _scan_line(f: MaskedFile, i: int, text: str, st: _FileScan, rm: RankMap, ran
                 st.entries[-1].exitcode = value.split()[0]
             elif name == "error_file":
                 st.entries[-1].error_file = value
+    if "exitcode" in text and "local" in text and (compact := list(_COMPACT_ENTRY.finditer(text))):
+        return _compact_entries(f, i, text, compact, st, ranks)
     if "-- Process" in text and (m := _SPAWN_CONTEXT.search(text)):
         st.context_rank = int(m.group(1))
     elif "RayTaskError" in text and (m := _RAY_CONTEXT.search(text)):
@@ -343,6 +381,31 @@ def _scan_line(f: MaskedFile, i: int, text: str, st: _FileScan, rm: RankMap, ran
     if ts:
         st.last_ts, st.last_ts_text = ts, timestamp_text(text)
     return rank
+
+
+def _compact_entries(f: MaskedFile, i: int, text: str, found: list[re.Match[str]], st: _FileScan, ranks: set[int]) -> int:
+    """A failure summary whose line breaks were lost: every entry on one line; those after "Root Cause" are the root."""
+    root_at = _ROOT_CAUSE.search(text)
+    for m in found:
+        rank = int(m.group(1))
+        ranks.add(rank)
+        before = text[: m.start()]
+        times = _COMPACT_TIME.findall(before)
+        root = st.root_cause or (root_at is not None and root_at.start() < m.start())
+        ref = LineRef(file=f.name, line=i, rank=rank, text=text.strip()[:500])
+        st.entries.append(BlockEntry(rank=rank, ref=ref, root=root, time=times[-1] if times else "", exitcode=m.group(2)))
+    roots = [e.rank for e in st.entries if e.root and e.ref.line == i]
+    return roots[0] if roots else int(found[0].group(1))
+
+
+def agent_failures(events: list[ErrorEvent]) -> list[RootCause]:
+    """torchrun's agent line "failed (exitcode: N) local_rank: R": the first exit it saw, a tie broken by local rank."""
+    out: list[RootCause] = []
+    for e in events:
+        if e.kind in ("launcher-summary", "killed") and (m := _AGENT_FAILED.search(e.ref.text)):
+            rank = e.ref.rank if e.ref.rank is not None else int(m.group(2))
+            out.append(RootCause(rank, e.ref, "torchrun's agent ('failed (exitcode: ...) local_rank: ...')", informative=False))
+    return out
 
 
 def _abort_after_timeout(events: list[ErrorEvent]) -> list[ErrorEvent]:
@@ -414,3 +477,29 @@ def silent_rank(events: list[ErrorEvent], ranks_seen: list[int], world_size: int
     world = set(range(world_size)) if world_size else set(ranks_seen)
     missing = world - waited
     return next(iter(missing)) if len(missing) == 1 else None
+
+
+def mismatched_rank(mismatches: list[Mismatch]) -> tuple[int, str] | None:
+    """The rank whose collective differs from the others', from the ranks' mismatch reports, and why.
+
+    Each rank compares its own collective with every rank's in rank order and names the first that differs, so
+    the ranks' fingerprints vote. One report alone still decides when a rank below the named one (other than the
+    reporter) was passed over: it matched the reporter, so the named rank is the odd one out.
+    """
+    if not mismatches:
+        return None
+    seen: dict[int, str] = {}
+    for m in mismatches:
+        seen.setdefault(m.reporter, m.own)
+        seen.setdefault(m.other, m.theirs)
+    groups: dict[str, list[int]] = {}
+    for rank, fingerprint in seen.items():
+        groups.setdefault(fingerprint, []).append(rank)
+    if len(groups) >= 2:
+        ordered = sorted(groups.values(), key=len)
+        if len(ordered[0]) == 1 and len(ordered[0]) < len(ordered[-1]):
+            return ordered[0][0], f"its collective differs from ranks {', '.join(map(str, sorted(ordered[-1])))}'"
+    m = mismatches[0]
+    if any(r != m.reporter for r in range(m.other)):
+        return m.other, f"rank {m.reporter} found it was the first rank whose collective differed from its own"
+    return m.reporter, f"rank {m.reporter} reported that its collective differs from rank {m.other}'s (one report: either may be the odd one)"
