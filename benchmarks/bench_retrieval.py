@@ -17,7 +17,6 @@ import tempfile
 import time
 from pathlib import Path
 
-from retrieval import build_query, retrieve
 from retrieval.embed import BACKENDS, get_encoder, load_model
 from retrieval.index import build, dense_search, load_or_build
 from retrieval.kb import load_kb
@@ -25,6 +24,7 @@ from service.evaluation.cases import load_cases
 from service.facts import extract_facts
 from service.ingest import Limits, ingest
 from service.masking import get_masker, mask
+from service.retrieve import build_query, retrieve
 from service.settings import REPO_ROOT, Settings
 
 
@@ -91,12 +91,12 @@ def main() -> None:
             t0 = time.perf_counter()
             index = load_or_build(kb, encoder, cache)
             load_ms = _ms(t0)
-            for _, log, facts, q in prepared[:5]:  # warm-up
-                retrieve(log, facts, index, query=q)
+            for _, log, facts, _q in prepared[:5]:  # warm-up
+                retrieve(log, facts, index)
             times = []
-            for _, log, facts, q in prepared:
+            for _, log, facts, _q in prepared:
                 t0 = time.perf_counter()
-                retrieve(log, facts, index, query=q)
+                retrieve(log, facts, index)
                 times.append(_ms(t0))
             times.sort()
             right = sum(1 for ok, _, _, q in prepared if (dense_search(index, q.dense_text, 1) or [("", 0.0)])[0][0] in ok)

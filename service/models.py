@@ -10,6 +10,8 @@ from datetime import UTC, datetime
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from retrieval.hit import Hit as Hit
+
 
 class _Frozen(BaseModel):
     model_config = ConfigDict(frozen=True)
@@ -145,14 +147,7 @@ class Facts(_Frozen):
 # ---------------------------------------------------------------- retrieve
 
 
-class Hit(_Frozen):
-    """A candidate entry with its fused score and what each retrieval source gave it."""
-
-    entry_id: str
-    title: str
-    score: float
-    sources: dict[str, float] = Field(default_factory=dict)
-    ranks: dict[str, int] = Field(default_factory=dict)
+# ``Hit`` is retrieval's own value type (retrieval imports nothing from service/); re-exported here.
 
 
 # ---------------------------------------------------------------- compose (the JSON contract)

@@ -10,27 +10,38 @@ import secrets
 import threading
 import time
 from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
 from functools import cached_property
 
-from retrieval import FusionWeights, Query, build_query, fuse, search_sources
-from retrieval.embed import Encoder, get_encoder
-from retrieval.index import Index, load_or_build
+from retrieval.embed import Encoder, export_dir, get_encoder, identity_of, is_exported
+from retrieval.errors import RetrievalError
+from retrieval.index import Index, dense_search, is_built, load_or_build
 from retrieval.kb import KnowledgeBase, load_kb
 from service import chat
 from service.chat.models import ChatEvent, Message
 from service.compose import compose
-from service.errors import BadRequest, TooLarge
+from service.errors import BadRequest, ConfigError, TooLarge
 from service.facts import extract_facts
 from service.ingest import Limits, ingest
 from service.masking import Masker, get_masker, mask, mask_text
 from service.models import Diagnosis, Evidence, Facts, Hit, MaskedLog, Source
+from service.retrieve import Query, retrieve
 from service.settings import Settings
 from service.store import Store
 
 _EXCERPT_CONTEXT = 3
 _EXCERPT_MAX_LINES = 200
+
+
+@contextmanager
+def _retrieval_errors() -> Iterator[None]:
+    """Retrieval's errors (a malformed kb/ entry, a model that cannot load) into the service's tree."""
+    try:
+        yield
+    except RetrievalError as exc:
+        raise ConfigError(exc.message, hint=exc.hint or "Fix the file named, or reinstall crashdoc.") from exc
 
 
 def new_id() -> str:
@@ -52,26 +63,26 @@ class Engine:
 
     @cached_property
     def kb(self) -> KnowledgeBase:
-        return load_kb(self.settings.kb_dir)
+        with _retrieval_errors():
+            return load_kb(self.settings.kb_dir)
 
     @cached_property
     def index(self) -> Index:
-        with self._lock:
+        with self._lock, _retrieval_errors():
             return load_or_build(self.kb, self.encoder, self.settings.data_dir / "index")
 
     def index_ready(self) -> bool:
         """Whether the retrieval index (and the encoder export) are cached: False means the next use builds them."""
-        from retrieval.embed import export_dir, identity_of, is_exported
-        from retrieval.index import is_built
-
         s, cache = self.settings, self.settings.data_dir / "index"
-        exported = s.embedding_backend == "torch" or is_exported(export_dir(s.embedding_model, s.embedding_backend, cache))
-        return exported and is_built(self.kb, identity_of(s.embedding_model, s.embedding_backend), cache)
+        with _retrieval_errors():
+            exported = s.embedding_backend == "torch" or is_exported(export_dir(s.embedding_model, s.embedding_backend, cache))
+            return exported and is_built(self.kb, identity_of(s.embedding_model, s.embedding_backend), cache)
 
     @cached_property
     def encoder(self) -> Encoder:
         s = self.settings
-        return get_encoder(s.embedding_model, s.embedding_backend, s.data_dir / "index")
+        with _retrieval_errors():
+            return get_encoder(s.embedding_model, s.embedding_backend, s.data_dir / "index")
 
     @cached_property
     def masker(self) -> Masker:
@@ -90,8 +101,6 @@ class Engine:
     def warm(self) -> None:
         """Load everything now (the service does this at start so the first request is fast)."""
         _ = self.kb, self.index, self.masker
-        from retrieval.index import dense_search
-
         dense_search(self.index, "warm-up", 1)
         if self.settings.llm_model:
             from service.llm import prepare
@@ -145,16 +154,13 @@ def run_stages(engine: Engine, sources: Sequence[Source]) -> Trace:
     timed("mask")
     facts = extract_facts(log)
     timed("facts")
-    weights = FusionWeights()
-    query = build_query(log, facts)
-    per_source = search_sources(log, facts, engine.index, query, weights.sources)
-    hits = fuse(per_source, engine.index, weights)
+    found = retrieve(log, facts, engine.index)
     timed("retrieve")
-    diagnosis = compose(log, facts, hits, engine.kb, settings=engine.settings, diagnosis_id=new_id())
+    diagnosis = compose(log, facts, found.hits, engine.kb, settings=engine.settings, diagnosis_id=new_id())
     timed("compose")
     timings["total"] = round(sum(timings.values()), 2)
     diagnosis.timings_ms = dict(timings)
-    return Trace(log, facts, query, per_source, hits, diagnosis, timings)
+    return Trace(log, facts, found.query, found.per_source, found.hits, diagnosis, timings)
 
 
 def diagnose(

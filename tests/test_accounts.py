@@ -21,7 +21,7 @@ import httpx
 import pytest
 import uvicorn
 
-from service.api import create_app
+from service.app import create_app
 from service.errors import BadRequest, NotFound
 from service.pipeline import Engine
 from service.settings import Settings

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
-from service.api import create_app
+from service.app import create_app
 from service.models import Source
 from service.pipeline import Engine, diagnose
 from tests.conftest import EXAMPLES

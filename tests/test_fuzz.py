@@ -21,7 +21,7 @@ from schemathesis.checks import (
     status_code_conformance,
 )
 
-from service.api import create_app
+from service.app import create_app
 from service.settings import Settings
 from tests.test_accounts import OOM_LOG, TEXT, LocalApp, running_app
 

@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from retrieval.kb import SECTIONS, KBError, load_catalog, load_kb, parse_entry, section_steps
+from retrieval.errors import KBError
+from retrieval.kb import SECTIONS, load_catalog, load_kb, parse_entry, section_steps
 from service.settings import Settings
 
 SETTINGS = Settings()
@@ -80,3 +81,62 @@ def test_fusedadam_entry_states_the_true_mechanism():
     assert "2^31" in mechanism or "2,147,483,647" in mechanism
     assert re.search(r"32-bit|int32|\bint\b", mechanism)
     assert "SM80" in mechanism  # the myth is named and refuted, not repeated as the cause
+
+
+# ---------------------------------------------------------------- a malformed entry: a clear error everywhere
+
+
+def _broken_kb(tmp_path: Path, how: str) -> Path:
+    """A copy of kb/ with one entry broken the way ``how`` says."""
+    kb = tmp_path / "kb"
+    kb.mkdir()
+    for entry in KB.entries.values():
+        (kb / Path(entry.path).name).write_bytes(Path(entry.path).read_bytes())
+    target = kb / "cuda-oom.md"
+    good = target.read_text()
+    broken = {
+        "front matter": good.replace("schema_version: 1", "schema_version: 1\nsurprise: true", 1),
+        "section": good.replace("## Fix", "## Remedy", 1),
+        "encoding": None,
+    }[how]
+    if broken is None:
+        target.write_bytes(good.encode() + b"\n\xff\xfe not utf-8\n")
+    else:
+        target.write_text(broken)
+    return kb
+
+
+BROKEN = ("front matter", "section", "encoding")
+
+
+@pytest.mark.parametrize("how", BROKEN)
+def test_a_malformed_entry_is_a_kb_error_naming_the_file(tmp_path: Path, how: str):
+    with pytest.raises(KBError, match=r"cuda-oom\.md"):
+        load_kb(_broken_kb(tmp_path, how))
+
+
+@pytest.mark.parametrize("how", BROKEN)
+def test_a_malformed_entry_is_one_line_on_stderr_and_exit_2_in_the_cli(tmp_path: Path, how: str, monkeypatch, capsys):
+    from service.cli import main
+    from service.settings import get_settings
+
+    monkeypatch.setenv("CRASHDOC_KB_DIR", str(_broken_kb(tmp_path, how)))
+    get_settings.cache_clear()
+    try:
+        assert main(["kb", "list"]) == 2
+    finally:
+        get_settings.cache_clear()
+    err = capsys.readouterr().err
+    assert err.startswith("crashdoc: cuda-oom.md: ") and err.count("\n") == 1 and "Traceback" not in err
+
+
+def test_a_malformed_entry_is_a_json_error_naming_the_file_in_the_api(tmp_path: Path):
+    from fastapi.testclient import TestClient
+
+    from service.app import create_app
+
+    app = create_app(Settings(data_dir=tmp_path / "data", kb_dir=_broken_kb(tmp_path, "section")))
+    response = TestClient(app).get("/v1/kb")  # no lifespan: the entry is read by the request
+    error = response.json()["error"]
+    assert (response.status_code, error["code"]) == (500, "config_error")
+    assert "cuda-oom.md" in error["message"] and "unknown section" in error["message"]

@@ -11,15 +11,15 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from retrieval import FusionWeights, build_query, fuse, retrieve, search_sources
+from retrieval import FusionWeights, fuse
 from retrieval.embed import MIN_PARITY, PACKAGED, OnnxEncoder, TorchEncoder, get_encoder, model_path
+from retrieval.errors import EncoderError
 from retrieval.index import Index, build, cache_key, dense_search, entry_texts, load_or_build
 from retrieval.kb import KnowledgeBase, load_kb
-from retrieval.query import strip_prefix
-from service.errors import ConfigError
 from service.ingest import sources_from_paths
 from service.models import Source
 from service.pipeline import Trace, run_stages
+from service.retrieve import build_query, retrieve, strip_prefix
 
 REPO = Path(__file__).resolve().parent.parent
 EXAMPLE = REPO / "examples" / "fusedadam-h100.log"
@@ -272,8 +272,8 @@ def test_a_model_named_by_its_folder_exports_from_that_folder(fp32, encoder_dir)
     assert [json.loads(p.read_text())["model"] for p in exports] == [folder]
 
 
-def test_an_unknown_backend_is_a_config_error(tmp_path):
-    with pytest.raises(ConfigError, match="tensorrt") as caught:
+def test_an_unknown_backend_is_an_encoder_error(tmp_path):
+    with pytest.raises(EncoderError, match="tensorrt") as caught:
         get_encoder(PACKAGED, "tensorrt", tmp_path)
     assert caught.value.hint and "onnx-int8" in caught.value.hint
     assert not list(tmp_path.iterdir())
@@ -478,9 +478,9 @@ def test_an_entry_found_only_by_dense_search_carries_only_dense(engine, example)
 
 def test_without_rule_hits_the_ranking_comes_from_dense_and_lexical(engine, example):
     no_rules = example.facts.model_copy(update={"rule_hits": []})
-    per_source = search_sources(example.log, no_rules, engine.index, example.query, FusionWeights().sources)
+    found = retrieve(example.log, no_rules, engine.index)
+    per_source, hits = found.per_source, found.hits
     assert per_source["rule"] == {} and per_source["dense"] and per_source["lexical"]
-    hits = retrieve(example.log, no_rules, engine.index, query=example.query)
     assert all("rule" not in h.sources for h in hits)
     similarity_only = fuse(per_source, engine.index, FusionWeights(sources=("dense", "lexical")))
     assert [h.entry_id for h in hits] == [h.entry_id for h in similarity_only]

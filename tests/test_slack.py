@@ -28,7 +28,7 @@ import yaml
 from fastapi.testclient import TestClient
 from pydantic import SecretStr
 
-from service.api import create_app
+from service.app import create_app
 from service.chat.models import Citation, Message
 from service.errors import AuthError, BadRequest, NotFound
 from service.models import Candidate, CollateralOut, Diagnosis, Evidence
@@ -774,3 +774,17 @@ def test_a_slack_workspace_over_its_daily_allowance_is_told_and_nothing_runs(lim
     assert "Looking into your question" in _team_command(limited, f"ask {d_id} why did it fail?", q1, team).json()["text"]
     assert hook.next(q1)
     assert "follow-up questions for today" in _team_command(limited, f"ask {d_id} and the fix?", q2, team).json()["text"]
+
+
+def test_a_failed_slack_request_gives_its_allowance_back_as_the_api_does(limited: Crashdoc, hook: SlackHook) -> None:
+    team = f"T{uuid.uuid4().hex[:8].upper()}"
+    missing = hook.new_url()
+    assert "Looking into your question" in _team_command(limited, "ask d_doesnotexist000 why?", missing, team).json()["text"]
+    assert "no diagnosis" in hook.next(missing)["text"].lower()  # it failed: NotFound, told to the user
+    # the failed question cost nothing: the team's one question of the day is still there, and then spent
+    first, posted = hook.new_url(), hook.new_url()
+    assert "Diagnosing your log" in _team_command(limited, OOM_LOG, posted, team).json()["text"]
+    d_id = next(b for b in hook.next(posted)["blocks"] if b["type"] == "actions")["elements"][0]["value"]
+    assert "Looking into your question" in _team_command(limited, f"ask {d_id} why did it fail?", first, team).json()["text"]
+    assert hook.next(first)
+    assert "follow-up questions for today" in _team_command(limited, f"ask {d_id} again?", hook.new_url(), team).json()["text"]

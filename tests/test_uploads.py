@@ -7,7 +7,7 @@ import asyncio
 import httpx
 from starlette.requests import Request
 
-from service.api.uploads import read_sources
+from service.api.deps import read_sources
 from service.ingest import Limits
 
 LIMITS = Limits(max_upload_bytes=8 << 20, max_decompressed_bytes=8 << 20, max_files=4, max_line_chars=1000)

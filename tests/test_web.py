@@ -13,7 +13,7 @@ import yaml
 from fastapi.testclient import TestClient
 
 from retrieval.kb import SECTIONS, Affected, Entry, FrontMatter, Signals, Software
-from service.api import create_app
+from service.app import create_app
 from service.pipeline import Engine
 from service.settings import REPO_ROOT
 from service.web import encyclopedia as enc

@@ -11,7 +11,7 @@ from typing import Annotated
 from fastapi import APIRouter, Path, Query, Request, Response
 from pydantic import BaseModel, Field
 
-from service.api.auth import CallerDep, accounts, require_workspace
+from service.api.deps import CallerDep, accounts, require_workspace
 from service.settings import Settings
 from service.store.accounts import KINDS, Workspace, allowance, next_utc_midnight, utc_now
 

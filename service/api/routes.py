@@ -14,13 +14,12 @@ from fastapi.responses import StreamingResponse
 from pydantic import BaseModel, Field
 
 from service.api.account_routes import DiagnosisId
-from service.api.auth import CallerDep, spending
+from service.api.deps import CallerDep, EngineDep, read_sources, spending
 from service.api.errors import error_body
-from service.api.uploads import read_sources
 from service.chat.models import ChatEvent
 from service.errors import CrashdocError, NotFound
 from service.models import Diagnosis
-from service.pipeline import Engine, ask, ask_stream, diagnose, history_of
+from service.pipeline import ask, ask_stream, diagnose, history_of
 
 log = logging.getLogger("crashdoc.api")
 
@@ -39,33 +38,27 @@ _LOG_BODY = {
 }
 
 
-def _engine(request: Request) -> Engine:
-    return request.app.state.engine  # type: ignore[no-any-return]
-
-
 @router.get("/healthz", tags=["service"])
-def healthz(request: Request) -> dict[str, Any]:
-    engine = _engine(request)
+def healthz(engine: EngineDep) -> dict[str, Any]:
     return {"status": "ok", "kb_version": engine.kb.version, "entries": len(engine.kb)}
 
 
 @router.post("/v1/diagnoses", status_code=201, response_model=Diagnosis, tags=["diagnoses"], openapi_extra=_LOG_BODY)
-async def create_diagnosis(request: Request, who: CallerDep) -> Diagnosis:
+async def create_diagnosis(request: Request, engine: EngineDep, who: CallerDep) -> Diagnosis:
     """Diagnose the files of one run: the log as the raw body (text/plain, gzip accepted) or multipart `files`."""
-    engine = _engine(request)
     async with spending(request, who, "diagnosis"):
         sources = await read_sources(request, engine.limits)
         return await to_thread.run_sync(lambda: diagnose(engine, sources, workspace_id=who.workspace_id))
 
 
 @router.get("/v1/diagnoses/{diagnosis_id}", response_model=Diagnosis, tags=["diagnoses"])
-def get_diagnosis(diagnosis_id: DiagnosisId, request: Request, who: CallerDep) -> Diagnosis:
-    return _engine(request).store.get(diagnosis_id, who.workspace_id)
+def get_diagnosis(diagnosis_id: DiagnosisId, engine: EngineDep, who: CallerDep) -> Diagnosis:
+    return engine.store.get(diagnosis_id, who.workspace_id)
 
 
 @router.get("/v1/kb", tags=["encyclopedia"])
-def list_entries(request: Request) -> dict[str, Any]:
-    kb = _engine(request).kb
+def list_entries(engine: EngineDep) -> dict[str, Any]:
+    kb = engine.kb
     entries = [
         {"id": e.id, "title": e.title, "category": e.meta.category, "summary": e.meta.summary, "tags": e.meta.tags}
         for e in sorted(kb.entries.values(), key=lambda e: (e.meta.category, e.id))
@@ -74,8 +67,8 @@ def list_entries(request: Request) -> dict[str, Any]:
 
 
 @router.get("/v1/kb/{entry_id}", tags=["encyclopedia"])
-def get_entry(entry_id: str, request: Request) -> dict[str, Any]:
-    entry = _engine(request).kb.get(entry_id)
+def get_entry(entry_id: str, engine: EngineDep) -> dict[str, Any]:
+    entry = engine.kb.get(entry_id)
     if entry is None:
         raise NotFound(f"No entry '{entry_id}'.", hint="GET /v1/kb lists the entries.")
     return {
@@ -90,9 +83,8 @@ class Question(BaseModel):
 
 
 @router.post("/v1/diagnoses/{diagnosis_id}/messages", status_code=201, tags=["chat"])
-async def post_message(diagnosis_id: DiagnosisId, body: Question, request: Request, who: CallerDep) -> dict[str, Any]:
+async def post_message(diagnosis_id: DiagnosisId, body: Question, request: Request, engine: EngineDep, who: CallerDep) -> dict[str, Any]:
     """Ask a follow-up question; the answer cites entry sections, log lines and facts."""
-    engine = _engine(request)
     async with spending(request, who, "question"):
         asked, answered = await to_thread.run_sync(
             lambda: ask(engine, diagnosis_id, body.question, workspace_id=who.workspace_id))
@@ -118,9 +110,8 @@ def _sse(events: Iterator[ChatEvent], request_id: str | None) -> Iterator[str]:
 
 
 @router.post("/v1/diagnoses/{diagnosis_id}/messages/stream", tags=["chat"], response_class=StreamingResponse, responses=_SSE_DOC)
-async def stream_message(diagnosis_id: DiagnosisId, body: Question, request: Request, who: CallerDep) -> StreamingResponse:
+async def stream_message(diagnosis_id: DiagnosisId, body: Question, request: Request, engine: EngineDep, who: CallerDep) -> StreamingResponse:
     """Ask a follow-up question and read the answer as server-sent events (for the chat on the page)."""
-    engine = _engine(request)
     async with spending(request, who, "question"):
         events = await to_thread.run_sync(
             lambda: ask_stream(engine, diagnosis_id, body.question, workspace_id=who.workspace_id))
@@ -129,5 +120,5 @@ async def stream_message(diagnosis_id: DiagnosisId, body: Question, request: Req
 
 
 @router.get("/v1/diagnoses/{diagnosis_id}/messages", tags=["chat"])
-def get_messages(diagnosis_id: DiagnosisId, request: Request, who: CallerDep) -> dict[str, Any]:
-    return {"messages": [m.model_dump() for m in history_of(_engine(request), diagnosis_id, who.workspace_id)]}
+def get_messages(diagnosis_id: DiagnosisId, engine: EngineDep, who: CallerDep) -> dict[str, Any]:
+    return {"messages": [m.model_dump() for m in history_of(engine, diagnosis_id, who.workspace_id)]}

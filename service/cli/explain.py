@@ -21,20 +21,20 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
 
 
 def run(args: argparse.Namespace) -> int:
-    from retrieval import build_query, retrieve
     from service.cli.inputs import first_run_notice, read_sources
     from service.facts import extract_facts
     from service.ingest import ingest
     from service.masking import mask
     from service.pipeline import Engine
+    from service.retrieve import retrieve
     from service.settings import get_settings
 
     engine = Engine(get_settings(), local=True)
     first_run_notice(engine)
     log = mask(ingest(read_sources(args.paths), engine.limits), engine.masker)
     facts = extract_facts(log)
-    query = build_query(log, facts)
-    hits = retrieve(log, facts, engine.index, query=query)
+    found = retrieve(log, facts, engine.index)
+    query, hits = found.query, found.hits
     if args.format == "json":
         out = {
             "facts": {n: f.public() for n, f in facts.values.items()},

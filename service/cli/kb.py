@@ -6,6 +6,11 @@ import argparse
 import json
 import sys
 import time
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from retrieval.kb import KnowledgeBase
+    from service.pipeline import Engine
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -30,11 +35,15 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
     build.set_defaults(run=run_build)
 
 
-def _kb():  # type: ignore[no-untyped-def]
-    from retrieval.kb import load_kb
+def _engine() -> Engine:
+    from service.pipeline import Engine
     from service.settings import get_settings
 
-    return load_kb(get_settings().kb_dir)
+    return Engine(get_settings())
+
+
+def _kb() -> KnowledgeBase:
+    return _engine().kb  # a malformed entry is a ConfigError (exit 2, one line), not a traceback
 
 
 def run_list(args: argparse.Namespace) -> int:
@@ -63,16 +72,13 @@ def run_show(args: argparse.Namespace) -> int:
 
 
 def run_build(args: argparse.Namespace) -> int:
-    from retrieval.embed import get_encoder
-    from retrieval.index import build, load_or_build
-    from service.settings import get_settings
+    from retrieval.index import build
 
-    settings = get_settings()
-    kb = _kb()
+    engine = _engine()
+    kb = engine.kb
     t0 = time.perf_counter()
-    cache = settings.data_dir / "index"
-    encoder = get_encoder(settings.embedding_model, settings.embedding_backend, cache)
-    index = build(kb, encoder, cache) if args.force else load_or_build(kb, encoder, cache)
+    encoder = engine.encoder
+    index = build(kb, encoder, engine.settings.data_dir / "index") if args.force else engine.index
     ms = (time.perf_counter() - t0) * 1000
     how = "built" if index.build_ms else "loaded from cache"
     sys.stdout.write(f"{len(index.ids)} entries {how} in {ms:.0f} ms · model {encoder.identity} · key {index.key}\n")

@@ -26,7 +26,7 @@ def run(args: argparse.Namespace) -> int:
         _ = engine.store, engine.index
         engine.store.engine.dispose()
     uvicorn.run(
-        "service.api:create_app", factory=True, host=args.host, port=args.port, workers=args.workers,
+        "service.app:create_app", factory=True, host=args.host, port=args.port, workers=args.workers,
         log_level="info", access_log=False,
     )
     return 0

@@ -16,8 +16,9 @@ from anyio import to_thread
 from fastapi import APIRouter, BackgroundTasks, Request, Response
 from fastapi.responses import JSONResponse
 
+from service.api import deps
+from service.api.deps import Spent, refunding
 from service.errors import BadRequest, ConfigError, TooLarge
-from service.pipeline import Engine
 from service.settings import Settings
 from service.slack import blocks, handlers
 from service.slack.commands import (
@@ -33,6 +34,7 @@ from service.slack.commands import (
 )
 from service.slack.respond import check_response_url, deliver
 from service.slack.verify import verify_request
+from service.store.accounts import USAGE_NOUNS, until_reset, utc_now
 
 log = logging.getLogger("crashdoc.slack")
 
@@ -48,14 +50,6 @@ class SlackNotConfigured(ConfigError):
 
     code = "slack_not_configured"
     status = 503
-
-
-def _settings(request: Request) -> Settings:
-    return request.app.state.settings  # type: ignore[no-any-return]
-
-
-def _engine(request: Request) -> Engine:
-    return request.app.state.engine  # type: ignore[no-any-return]
 
 
 async def _read_body(request: Request) -> bytes:
@@ -74,7 +68,7 @@ async def _read_body(request: Request) -> bytes:
 
 async def _signed_form(request: Request) -> dict[str, str]:
     """The form fields of a request Slack signed; refused before anything else is read or done."""
-    secret = _settings(request).slack_signing_secret
+    secret = deps.settings(request).slack_signing_secret
     if secret is None or not secret.get_secret_value().strip():
         raise SlackNotConfigured(
             "Slack is not set up on this server.",
@@ -89,20 +83,18 @@ async def _signed_form(request: Request) -> dict[str, str]:
     return {k: v[0] for k, v in fields.items()}
 
 
-async def _over_allowance(request: Request, team_id: str, kind: str) -> dict[str, Any] | None:
-    """Count one ``kind`` for the Slack workspace; the message to send instead when its day's allowance is spent."""
-    from service.store.accounts import USAGE_NOUNS, Accounts, until_reset, utc_now
-
-    settings, engine = _settings(request), _engine(request)
+async def _spend(request: Request, team_id: str, kind: str) -> Spent | dict[str, Any] | None:
+    """Count one ``kind`` for the Slack workspace: what to refund if the work fails (None: nothing was
+    counted, there is no limit), or the message to send instead when its day's allowance is spent."""
+    settings = deps.settings(request)
     limit = (settings.slack_team_daily if kind == "diagnosis" else settings.slack_team_questions_daily) or None
     if limit is None:
         return None
-    now = utc_now()
-    count = await to_thread.run_sync(Accounts(engine.store).consume, f"slack:{team_id or 'unknown'}", kind, limit, now.date())
-    if count is not None:
-        return None
+    spent = await deps.consume(request, f"slack:{team_id or 'unknown'}", kind, limit)
+    if spent is not None:
+        return spent
     log.info("slack workspace over its daily %s allowance", kind)
-    return blocks.quota_message(limit, USAGE_NOUNS[kind], until_reset(now)[1])
+    return blocks.quota_message(limit, USAGE_NOUNS[kind], until_reset(utc_now())[1])
 
 
 def _response_url(settings: Settings, value: object) -> str:
@@ -114,7 +106,7 @@ async def slash_command(request: Request, background: BackgroundTasks) -> Respon
     form = await _signed_form(request)
     if form.get("ssl_check") == "1":  # Slack checking the certificate; nothing to do
         return Response(status_code=200)
-    settings, engine = _settings(request), _engine(request)
+    settings, engine = deps.settings(request), deps.engine(request)
     command = form.get("command") or DEFAULT_COMMAND
     parsed = parse(unescape(form.get("text", "")))
     log.info("slack command %s", type(parsed).__name__.lower())
@@ -131,9 +123,10 @@ async def slash_command(request: Request, background: BackgroundTasks) -> Respon
             message = blocks.kb_message(words, entries, command, settings.public_url)
         case Diagnose(log=text):
             url = _response_url(settings, form.get("response_url"))
-            if (refused := await _over_allowance(request, form.get("team_id", ""), "diagnosis")) is not None:
-                return JSONResponse(refused)
-            background.add_task(deliver, url, partial(handlers.diagnose_pasted, engine, text, settings.public_url), what="diagnose")
+            if isinstance(spent := await _spend(request, form.get("team_id", ""), "diagnosis"), dict):
+                return JSONResponse(spent)
+            job = refunding(spent, partial(handlers.diagnose_pasted, engine, text, settings.public_url))
+            background.add_task(deliver, url, job, what="diagnose")
             lines = len(text.strip().splitlines())
             message = blocks.ack_message(
                 f":hourglass_flowing_sand: Diagnosing your log ({lines} line{'s' if lines != 1 else ''})… "
@@ -141,10 +134,10 @@ async def slash_command(request: Request, background: BackgroundTasks) -> Respon
             )
         case Ask(diagnosis_id=diagnosis_id, question=question):
             url = _response_url(settings, form.get("response_url"))
-            if (refused := await _over_allowance(request, form.get("team_id", ""), "question")) is not None:
-                return JSONResponse(refused)
-            background.add_task(deliver, url, partial(handlers.answer_question, engine, diagnosis_id, question,
-                                                      settings.public_url), what="ask")
+            if isinstance(spent := await _spend(request, form.get("team_id", ""), "question"), dict):
+                return JSONResponse(spent)
+            job = refunding(spent, partial(handlers.answer_question, engine, diagnosis_id, question, settings.public_url))
+            background.add_task(deliver, url, job, what="ask")
             message = blocks.ack_message(f":hourglass_flowing_sand: Looking into your question on `{diagnosis_id}`…")
     return JSONResponse(message)
 
@@ -158,7 +151,7 @@ async def interaction(request: Request, background: BackgroundTasks) -> Response
         raise BadRequest("The interaction has no JSON payload.", hint="Slack sends it in the `payload` form field.") from exc
     if not isinstance(payload, dict) or payload.get("type") != "block_actions":
         return Response(status_code=200)  # shortcuts, views: nothing crashdoc offers
-    settings, engine = _settings(request), _engine(request)
+    settings, engine = deps.settings(request), deps.engine(request)
     for action in payload.get("actions") or []:
         if not isinstance(action, dict):
             continue
@@ -179,11 +172,11 @@ async def interaction(request: Request, background: BackgroundTasks) -> Response
             question = str(action.get("value") or "")
             team = payload.get("team")
             team_id = str(team.get("id") or "") if isinstance(team, dict) else ""
-            if (refused := await _over_allowance(request, team_id, "question")) is not None:
-                background.add_task(deliver, url, partial(dict, refused), what="allowance")
+            if isinstance(spent := await _spend(request, team_id, "question"), dict):
+                background.add_task(deliver, url, partial(dict, spent), what="allowance")
                 continue
-            background.add_task(deliver, url, partial(handlers.answer_question, engine, diagnosis_id, question,
-                                                      settings.public_url), what="ask")
+            job = refunding(spent, partial(handlers.answer_question, engine, diagnosis_id, question, settings.public_url))
+            background.add_task(deliver, url, job, what="ask")
             log.info("slack interaction ask")
         # ACTION_OPEN (a link button) and anything else: Slack reports the click; nothing to do.
     return Response(status_code=200)

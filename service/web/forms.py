@@ -10,6 +10,7 @@ from fastapi import Request
 from starlette.datastructures import FormData, UploadFile
 from starlette.formparsers import MultiPartException, MultiPartParser
 
+from service.api.deps import read_body
 from service.errors import BadRequest, EmptyInput, TooLarge
 from service.ingest import Limits
 from service.models import Source
@@ -18,8 +19,6 @@ PASTED_NAME = "pasted.log"
 
 
 async def _form(request: Request, limits: Limits) -> FormData:
-    from service.api.uploads import read_body  # here, not at the top: the API's package imports the pages
-
     await read_body(request, limits.max_upload_bytes)
     ctype = request.headers.get("content-type", "").split(";")[0].strip().lower()
     if ctype == "multipart/form-data":

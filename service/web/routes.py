@@ -13,6 +13,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import RedirectResponse, Response
 
 from retrieval.kb import Entry
+from service.api import deps
 from service.errors import AuthError, CrashdocError, InputError, NotFound, QuotaExceeded
 from service.pipeline import Engine, ask, diagnose, history_of
 from service.web import encyclopedia as enc
@@ -25,10 +26,6 @@ router = APIRouter(include_in_schema=False)
 _KEY_FACTS = ("gpu_model", "gpu_count", "torch_version", "cuda_version", "deepspeed_version", "nccl_version",
               "optimizer", "zero_stage", "precision", "world_size")
 _PRIVATE = {"Cache-Control": "no-store", "X-Robots-Tag": "noindex"}  # a diagnosis is the user's, not the web's
-
-
-def _engine(request: Request) -> Engine:
-    return request.app.state.engine  # type: ignore[no-any-return]
 
 
 # Errors a person can act on, shown on the page they came from (the API maps the same tree to JSON).
@@ -48,7 +45,7 @@ def _not_found(what: str, hint: str) -> Response:
 
 @router.get("/")
 def home(request: Request) -> Response:
-    engine = _engine(request)
+    engine = deps.engine(request)
     return page("index.html", limits=engine.limits, kinds=masked_kinds(), llm=bool(engine.settings.llm_model), error=None)
 
 
@@ -56,12 +53,10 @@ def home(request: Request) -> Response:
 async def submit(request: Request) -> Response:
     """The form without JavaScript: diagnose, then show the diagnosis (POST-redirect-GET).
     The same rules as ``POST /v1/diagnoses``: who may call, and the daily allowance."""
-    from service.api.auth import caller, spending  # here: the API's package imports the pages
-
-    engine = _engine(request)
+    engine = deps.engine(request)
     try:
-        who = caller(request, None)
-        async with spending(request, who, "diagnosis"):
+        who = deps.caller(request, None)
+        async with deps.spending(request, who, "diagnosis"):
             sources = await read_run(request, engine.limits)
             d = await to_thread.run_sync(lambda: diagnose(engine, sources, workspace_id=who.workspace_id))
     except _SHOWN_ON_PAGE as exc:
@@ -92,7 +87,7 @@ def _diagnosis_context(engine: Engine, diagnosis_id: str) -> dict[str, Any]:
 @router.get("/d/{diagnosis_id}")
 def diagnosis_page(diagnosis_id: str, request: Request) -> Response:
     try:
-        ctx = _diagnosis_context(_engine(request), diagnosis_id)
+        ctx = _diagnosis_context(deps.engine(request), diagnosis_id)
     except NotFound:
         return _not_found("There is no diagnosis with this id.", "Diagnoses can be purged after the retention period; paste the log again.")
     return page("diagnosis.html", headers=_PRIVATE, chat_error=None, **ctx)
@@ -101,7 +96,7 @@ def diagnosis_page(diagnosis_id: str, request: Request) -> Response:
 @router.get("/d/{diagnosis_id}/chat")
 def chat_fragment(diagnosis_id: str, request: Request) -> Response:
     """The conversation as an HTML fragment: the page swaps it in when a streamed answer is complete."""
-    engine = _engine(request)
+    engine = deps.engine(request)
     try:
         ctx = _diagnosis_context(engine, diagnosis_id)
     except NotFound:
@@ -112,14 +107,12 @@ def chat_fragment(diagnosis_id: str, request: Request) -> Response:
 @router.post("/d/{diagnosis_id}/ask")
 async def ask_form(diagnosis_id: str, request: Request) -> Response:
     """The chat without JavaScript: ask, then show the page again at the conversation."""
-    from service.api.auth import caller, spending  # here: the API's package imports the pages
-
-    engine = _engine(request)
+    engine = deps.engine(request)
     form = await request.form(max_files=0, max_fields=4, max_part_size=64 * 1024)
     question = form.get("question")
     try:
-        who = caller(request, None)
-        async with spending(request, who, "question"):
+        who = deps.caller(request, None)
+        async with deps.spending(request, who, "question"):
             await to_thread.run_sync(lambda: ask(engine, diagnosis_id, question if isinstance(question, str) else "",
                                                  workspace_id=who.workspace_id))
     except NotFound:
@@ -139,7 +132,7 @@ def _cards(entries: list[Entry]) -> list[dict[str, Any]]:
 
 @router.get("/kb")
 def kb_index(request: Request, q: str = "") -> Response:
-    engine = _engine(request)
+    engine = deps.engine(request)
     kb = engine.kb
     results = _cards(enc.search(kb, engine.index, q)) if q.strip() else None
     libraries = [(lib, len(enc.entries_for_library(kb, lib))) for lib in enc.LIBRARIES]
@@ -149,7 +142,7 @@ def kb_index(request: Request, q: str = "") -> Response:
 
 @router.get("/kb/category/{name}")
 def kb_category(name: str, request: Request) -> Response:
-    entries = enc.categories(_engine(request).kb).get(name)
+    entries = enc.categories(deps.engine(request).kb).get(name)
     if not entries:
         return _not_found(f"There is no category '{name}'.", "The encyclopedia lists the categories.")
     return page("kb_hub.html", kind="category", title=enc.category_title(name), name=name, groups=enc.by_phase(entries),
@@ -160,7 +153,7 @@ def kb_category(name: str, request: Request) -> Response:
 @router.get("/kb/library/{name}")
 def kb_library(name: str, request: Request) -> Response:
     lib = enc.library(name)
-    entries = enc.entries_for_library(_engine(request).kb, lib) if lib else []
+    entries = enc.entries_for_library(deps.engine(request).kb, lib) if lib else []
     if lib is None or not entries:
         return _not_found(f"There is no library hub '{name}'.", "The encyclopedia lists the libraries.")
     return page("kb_hub.html", kind="library", title=lib.title, name=name, groups=enc.by_phase(entries), library=lib,
@@ -170,7 +163,7 @@ def kb_library(name: str, request: Request) -> Response:
 
 @router.get("/kb/{entry_id}")
 def kb_entry(entry_id: str, request: Request) -> Response:
-    kb = _engine(request).kb
+    kb = deps.engine(request).kb
     entry = kb.get(entry_id)
     if entry is None:
         return _not_found(f"There is no entry '{entry_id}'.", "Search the encyclopedia for it.")

@@ -17,7 +17,7 @@ import httpx
 import pytest
 import uvicorn
 
-from service.api import create_app
+from service.app import create_app
 from service.pipeline import Engine
 from tests.browser.conftest import needs_chromium
 from tests.conftest import EXAMPLES, free_port

@@ -1,11 +1,18 @@
-"""The retrieval query: the masked lines around the initiating error plus the key facts, never the whole log."""
+"""Stage 4, retrieve: the one entry point, used by the pipeline and ``crashdoc explain``.
+
+It knows the log and its facts: the query is the masked lines around the initiating error plus the key
+facts (never the whole log), and the rule candidates are the signature rules that fired. ``retrieval/``
+searches kb/ with those texts and scores and fuses the sources.
+"""
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
 
-from service.models import Facts, LineRef, MaskedLog
+from retrieval import FusionWeights, fuse, search_sources
+from retrieval.index import Index
+from service.models import Facts, Hit, LineRef, MaskedLog
 
 _MAX_CHARS = 1_600
 _PREFIX = re.compile(
@@ -82,3 +89,29 @@ def build_query(log: MaskedLog, facts: Facts) -> Query:
     if not first and picked:
         first = picked[0].text
     return Query(text=text, dense_text=first[:_DENSE_CHARS], lines=picked)
+
+
+@dataclass(frozen=True)
+class Retrieval:
+    """What stage 4 produced: the query, each source's raw scores, and the fused candidates."""
+
+    query: Query
+    per_source: dict[str, dict[str, float]]
+    hits: list[Hit]
+
+
+def rule_scores(facts: Facts) -> dict[str, float]:
+    """The rule candidates: each entry a signature rule pointed at, with the strongest rule's strength."""
+    scores: dict[str, float] = {}
+    for hit in facts.rule_hits:
+        scores[hit.entry_id] = max(scores.get(hit.entry_id, 0.0), hit.strength)
+    return scores
+
+
+def retrieve(log: MaskedLog, facts: Facts, index: Index, weights: FusionWeights | None = None) -> Retrieval:
+    """Stage entry point: candidates in fused order, each with what every source gave it."""
+    weights = weights or FusionWeights()
+    query = build_query(log, facts)
+    per_source = search_sources(index, text=query.text, dense_text=query.dense_text, rule_scores=rule_scores(facts),
+                                sources=weights.sources)
+    return Retrieval(query, per_source, fuse(per_source, index, weights))

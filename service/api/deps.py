@@ -1,0 +1,259 @@
+"""What every front end over HTTP needs: the API, the web pages and Slack import it from here.
+
+    engine(request) -> Engine            the process's ``Engine`` (``EngineDep``), and its settings
+    caller(request) -> Caller            FastAPI dependency: the workspace of ``Authorization: Bearer <key>``,
+                                         or anonymous (when ``allow_anonymous``); 401 otherwise
+    spending(request, caller, kind)      counts one diagnosis or question against the caller's daily
+                                         allowance before the work (429 with Retry-After when spent) and
+                                         gives it back if the request then fails
+    consume(...) -> Spent | None         the same count for any subject (Slack's teams); ``Spent.refund()``
+                                         and ``refunding(spent, job)`` give it back when the work fails
+    read_body, read_sources              a request's log, raw body or multipart files, within the limits
+
+A wrong or revoked key is refused even where anonymous use is allowed: a bot with a broken key should
+hear about it, not silently drop to the anonymous allowance. The key itself is never logged.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncGenerator, AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from datetime import date
+from typing import Annotated, TypeVar
+
+from anyio import to_thread
+from fastapi import Depends, Request
+from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+from starlette.datastructures import FormData, UploadFile
+from starlette.exceptions import HTTPException
+from starlette.formparsers import MultiPartException, MultiPartParser
+
+from service.errors import AuthError, BadRequest, EmptyInput, QuotaExceeded, StoreError, TooLarge
+from service.ingest import Limits
+from service.models import Source
+from service.pipeline import Engine
+from service.settings import Settings
+from service.store.accounts import (
+    USAGE_NOUNS,
+    Accounts,
+    Allowance,
+    Workspace,
+    allowance,
+    until_reset,
+    utc_now,
+)
+
+log = logging.getLogger("crashdoc.api")
+T = TypeVar("T")
+
+_bearer = HTTPBearer(
+    auto_error=False,
+    scheme_name="apiKey",
+    description="A workspace's API key (`crashdoc admin key create WORKSPACE`). Optional where the service "
+    "allows anonymous use.",
+)
+_KEY_HINT = "An administrator makes keys with `crashdoc admin key create WORKSPACE`."
+
+
+@dataclass(frozen=True)
+class Caller:
+    workspace: Workspace | None  # None: anonymous
+    subject: str  # whose counters: the workspace id, or "anon:<client address>"
+
+    @property
+    def workspace_id(self) -> str | None:
+        return self.workspace.id if self.workspace else None
+
+
+def engine(request: Request) -> Engine:
+    """The dependency: the process's engine (``create_app`` puts it on the app)."""
+    return request.app.state.engine  # type: ignore[no-any-return]
+
+
+EngineDep = Annotated[Engine, Depends(engine)]
+
+
+def settings(request: Request) -> Settings:
+    return request.app.state.settings  # type: ignore[no-any-return]
+
+
+def accounts(request: Request) -> Accounts:
+    return Accounts(engine(request).store)
+
+
+def caller(request: Request, _doc: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)]) -> Caller:
+    """The dependency: a workspace from the bearer key, or anonymous; raises AuthError (401)."""
+    header = request.headers.get("authorization")
+    if header is not None:
+        scheme, _, key = header.strip().partition(" ")
+        key = key.strip()
+        if scheme.lower() != "bearer" or not key:
+            raise AuthError("The Authorization header must be 'Bearer <API key>'.", hint=_KEY_HINT)
+        ws = accounts(request).authenticate(key)
+        if ws is None:
+            raise AuthError("This API key is not valid: it is wrong or was revoked.", hint=_KEY_HINT)
+        return Caller(ws, ws.id)
+    if not settings(request).allow_anonymous:
+        raise AuthError("This service needs an API key.", hint="Send 'Authorization: Bearer <key>'. " + _KEY_HINT)
+    return Caller(None, f"anon:{request.client.host if request.client else 'unknown'}")
+
+
+CallerDep = Annotated[Caller, Depends(caller)]
+
+
+def require_workspace(who: Caller, what: str) -> Workspace:
+    if who.workspace is None:
+        raise AuthError(f"{what} needs an API key.", hint="Send 'Authorization: Bearer <key>'. " + _KEY_HINT)
+    return who.workspace
+
+
+def quota_exceeded(who: Caller, allowed: Allowance, kind: str, limit: int) -> QuotaExceeded:
+    """The 429: what was spent, when it comes back, and how to get more."""
+    retry, wait = until_reset(utc_now())
+    noun = USAGE_NOUNS[kind]
+    back = f"It resets at 00:00 UTC (in {wait})."
+    if who.workspace is None:
+        return QuotaExceeded(
+            f"Anonymous use is limited to {limit} {noun} a day from one address, and today's are used.",
+            retry_after_s=retry, hint=f"{back} Send a workspace's API key (Authorization: Bearer <key>) to use its allowance.",
+        )
+    return QuotaExceeded(
+        f"Workspace '{who.workspace.name}' has used its {limit} {noun} for today ({allowed.plan} plan).",
+        retry_after_s=retry,
+        hint=f"{back} For more, redeem an evaluation code (POST /v1/workspace/redeem) or ask for a larger plan.",
+    )
+
+
+@dataclass(frozen=True)
+class Spent:
+    """One use counted against a subject's allowance for a day; ``refund()`` gives it back."""
+
+    accounts: Accounts
+    subject: str
+    kind: str
+    day: date
+    request_id: str | None = None
+
+    def refund(self) -> None:
+        """Give the use back (the work it paid for failed). A database that is down only costs the use: logged."""
+        try:
+            self.accounts.refund(self.subject, self.kind, self.day)
+        except StoreError:
+            who = self.subject if not self.subject.startswith("anon:") else "an anonymous caller"
+            log.warning("request %s: could not give back a %s to %s", self.request_id, self.kind, who)
+
+
+async def consume(request: Request, subject: str, kind: str, limit: int | None) -> Spent | None:
+    """Count one ``kind`` for ``subject`` today; None (nothing counted) when its allowance is already spent."""
+    acc, day = accounts(request), utc_now().date()
+    if await to_thread.run_sync(acc.consume, subject, kind, limit, day) is None:
+        return None
+    return Spent(acc, subject, kind, day, getattr(request.state, "request_id", None))
+
+
+def refunding(spent: Spent | None, job: Callable[[], T]) -> Callable[[], T]:
+    """``job`` for a background task: when it raises, the use it was counted for is given back first."""
+
+    def run() -> T:
+        try:
+            return job()
+        except Exception:
+            if spent is not None:
+                spent.refund()
+            raise
+
+    return run
+
+
+@asynccontextmanager
+async def spending(request: Request, who: Caller, kind: str) -> AsyncIterator[None]:
+    """Count one ``kind`` for the caller around the work; 429 before any work when the allowance is spent."""
+    allowed = allowance(who.workspace, settings(request), utc_now())
+    limit = allowed.limit(kind)
+    if who.workspace is None and limit is None:
+        yield  # anonymous without a limit: nothing to count, nothing written
+        return
+    spent = await consume(request, who.subject, kind, limit)
+    if spent is None:
+        assert limit is not None
+        raise quota_exceeded(who, allowed, kind, limit)
+    try:
+        yield
+    except Exception:
+        await to_thread.run_sync(spent.refund)
+        raise
+
+
+# ---------------------------------------------------------------- uploads
+
+_TEXT_TYPES = ("text/plain", "application/octet-stream", "application/gzip", "application/x-gzip", "text/x-log", "")
+
+
+async def read_body(request: Request, limit: int) -> bytes:
+    declared = request.headers.get("content-length")
+    if declared and declared.isdigit() and int(declared) > limit:
+        raise TooLarge(
+            f"The request body is {int(declared) / 2**20:.0f} MiB, over the {limit / 2**20:.0f} MiB limit.",
+            hint="Compress the log with gzip (Content-Encoding: gzip) or send the part around the failure.",
+        )
+    chunks = bytearray()
+    async for chunk in request.stream():
+        chunks += chunk
+        if len(chunks) > limit:
+            raise TooLarge(
+                f"The request body is over the {limit / 2**20:.0f} MiB limit.",
+                hint="Compress the log with gzip (Content-Encoding: gzip) or send the part around the failure.",
+            )
+    request._body = bytes(chunks)  # lets request.form() parse what was already read
+    return request._body
+
+
+async def _parse_in_memory(request: Request, body: bytes, limits: Limits) -> FormData:
+    """Starlette's multipart parser, with files kept in memory: an unmasked upload never touches disk.
+
+    The body was already read within ``max_upload_bytes``, so holding its parts in memory costs no more.
+    """
+
+    async def once() -> AsyncGenerator[bytes, None]:
+        yield body
+
+    parser = MultiPartParser(request.headers, once(), max_files=limits.max_files + 1, max_fields=limits.max_files + 10)
+    parser.spool_max_size = limits.max_upload_bytes + 1  # SpooledTemporaryFile rolls to disk only past this
+    return await parser.parse()
+
+
+async def read_sources(request: Request, limits: Limits) -> list[Source]:
+    """The files of one run from the request, or an InputError that says how to send them."""
+    ctype = request.headers.get("content-type", "").split(";")[0].strip().lower()
+    body = await read_body(request, limits.max_upload_bytes)
+    if ctype == "multipart/form-data":
+        try:
+            form = await _parse_in_memory(request, body, limits)
+        except (HTTPException, MultiPartException) as exc:  # the parser stops at max_files + 1 files or a malformed form
+            detail = str(exc.detail if isinstance(exc, HTTPException) else exc.message)
+            if "Too many" in detail:
+                raise TooLarge(f"More than {limits.max_files} files is over the limit of {limits.max_files} per run.",
+                               hint="Send the files of the failing ranks, or concatenate them.") from exc
+            raise BadRequest(f"The multipart form could not be read: {detail}",
+                             hint="Send each log file as a 'files' part of a multipart/form-data body.") from exc
+        files = [v for k, v in form.multi_items() if k == "files" and isinstance(v, UploadFile)]
+        if not files:
+            raise BadRequest("The multipart form has no 'files' part.", hint="Send each log file as a 'files' part.")
+        if len(files) > limits.max_files:
+            raise TooLarge(f"{len(files)} files is over the limit of {limits.max_files} per run.",
+                           hint="Send the files of the failing ranks, or concatenate them.")
+        sources = [Source(name=f.filename or f"file{i}", data=await f.read()) for i, f in enumerate(files)]
+        await form.close()
+        return sources
+    if ctype not in _TEXT_TYPES and not ctype.startswith("text/"):
+        raise BadRequest(
+            f"Unsupported content type '{ctype}'.",
+            hint="Send the log as text/plain (optionally Content-Encoding: gzip) or multipart/form-data 'files'.",
+        )
+    if not body:
+        raise EmptyInput("The request body is empty.", hint="Send the log as the body.")
+    # Content-Encoding: gzip bodies are recognised by their magic bytes in ingest and decompressed there,
+    # within the decompressed-size limit.
+    return [Source(name=request.headers.get("x-crashdoc-filename", "log.txt")[:200] or "log.txt", data=body)]

@@ -1,0 +1,118 @@
+"""The app factory: the REST API, and mounted beside it the web pages and Slack. ``create_app`` builds it."""
+
+from __future__ import annotations
+
+import logging
+import secrets
+import time
+from contextlib import asynccontextmanager
+from typing import Any
+
+from anyio import to_thread
+from fastapi import FastAPI, Request, Response
+from fastapi.middleware.cors import CORSMiddleware
+
+from service.api import errors
+from service.api.account_routes import router as account_router
+from service.api.routes import router
+from service.pipeline import Engine
+from service.settings import Settings, get_settings
+from service.slack import router as slack_router
+from service.web import router as web_router
+
+log = logging.getLogger("crashdoc.api")
+
+SECURITY_HEADERS = {
+    "X-Content-Type-Options": "nosniff",
+    "X-Frame-Options": "DENY",
+    "Referrer-Policy": "no-referrer",
+    "Content-Security-Policy": "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; script-src 'self'; frame-ancestors 'none'",
+}
+# /docs is Swagger UI served from this process (the swagger-ui-bundle package): it works offline. Its page
+# is started by an inline script, so only that page gets 'unsafe-inline' for scripts.
+DOCS_CSP = ("default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; "
+            "script-src 'self' 'unsafe-inline'; worker-src 'self' blob:; frame-ancestors 'none'")
+DOCS_ASSETS = "/docs-assets"
+
+
+def _configure_logging(level: str) -> None:
+    """crashdoc's own loggers to stderr. They log ids, statuses and timings: never log text or secrets."""
+    root = logging.getLogger("crashdoc")
+    root.setLevel(level.upper())
+    if not root.handlers:
+        handler = logging.StreamHandler()
+        handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s %(message)s"))
+        root.addHandler(handler)
+        root.propagate = False
+
+
+def create_app(settings: Settings | None = None, engine: Engine | None = None) -> FastAPI:
+    settings = settings or get_settings()
+    engine = engine or Engine(settings)
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> Any:
+        await to_thread.run_sync(engine.warm)
+        _ = engine.store
+        if settings.retention_days > 0:
+            purged = engine.store.purge(settings.retention_days)
+            if purged:
+                log.info("purged %d diagnoses older than %d days", purged, settings.retention_days)
+        yield
+
+    app = FastAPI(
+        title="crashdoc",
+        version="0.1.0",
+        summary="Why did my GPU training run die, and how do I fix it?",
+        lifespan=lifespan,
+        responses=errors.ERROR_RESPONSES,
+        docs_url=None,  # served below from local assets, not a CDN
+        redoc_url=None,  # ReDoc exists only as a CDN script
+    )
+    _configure_logging(settings.log_level)
+    app.state.engine = engine
+    app.state.settings = settings
+    errors.install(app)
+    if settings.cors_origins:
+        app.add_middleware(CORSMiddleware, allow_origins=settings.cors_origins, allow_methods=["GET", "POST", "DELETE"],
+                           allow_headers=["Authorization", "Content-Type", "Content-Encoding"])
+
+    @app.middleware("http")
+    async def request_id(request: Request, call_next: Any) -> Response:
+        rid = request.headers.get("x-request-id", "")[:64] or secrets.token_hex(8)
+        if not rid.replace("-", "").isalnum():
+            rid = secrets.token_hex(8)
+        request.state.request_id = rid
+        t0 = time.perf_counter()
+        response: Response = await call_next(request)
+        response.headers["X-Request-ID"] = rid
+        if request.url.path == "/docs":
+            response.headers.setdefault("Content-Security-Policy", DOCS_CSP)
+        for k, v in SECURITY_HEADERS.items():
+            response.headers.setdefault(k, v)
+        log.info("%s %s %s %d %.0fms", rid, request.method, request.url.path, response.status_code, (time.perf_counter() - t0) * 1000)
+        return response
+
+    _mount_docs(app)
+    app.include_router(router)
+    app.include_router(account_router)
+    app.include_router(slack_router)
+    app.include_router(web_router)  # the pages, outside the OpenAPI schema
+    return app
+
+
+def _mount_docs(app: FastAPI) -> None:
+    """Swagger UI at /docs, its scripts and styles from the swagger-ui-bundle package."""
+    from fastapi.openapi.docs import get_swagger_ui_html
+    from fastapi.staticfiles import StaticFiles
+    from swagger_ui_bundle import swagger_ui_path
+
+    app.mount(DOCS_ASSETS, StaticFiles(directory=str(swagger_ui_path)), name="docs-assets")
+
+    @app.get("/docs", include_in_schema=False)
+    async def docs() -> Response:
+        return get_swagger_ui_html(
+            openapi_url=app.openapi_url or "/openapi.json", title="crashdoc API",
+            swagger_js_url=f"{DOCS_ASSETS}/swagger-ui-bundle.js", swagger_css_url=f"{DOCS_ASSETS}/swagger-ui.css",
+            swagger_favicon_url=f"{DOCS_ASSETS}/favicon-32x32.png",
+        )
