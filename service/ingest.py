@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import codecs
 import io
+import itertools
 import re
 import sys
 import zlib
@@ -29,6 +30,7 @@ from pathlib import Path
 from typing import IO
 
 from service.errors import BinaryInput, EmptyInput, InputError, TooLarge
+from service.facts import flight_recorder
 from service.models import LogFile, RawRun, Source
 
 try:  # optional: zstd-compressed logs (``pip install crashdoc[zstd]``)
@@ -71,7 +73,8 @@ def counts_as_log(name: str) -> bool:
     compressed = lowered.endswith(COMPRESSED)
     if compressed:
         lowered = lowered.rsplit(".", 1)[0]
-    return lowered.endswith(LOG_SUFFIXES) or bool(ERROR_FILE.search(lowered)) or (compressed and bool(_BARE.search(lowered)))
+    return (lowered.endswith(LOG_SUFFIXES) or bool(ERROR_FILE.search(lowered)) or (compressed and bool(_BARE.search(lowered)))
+            or flight_recorder.is_dump_name(lowered))
 
 
 def _kinds() -> str:
@@ -402,7 +405,18 @@ def read_blocks(source: Source, budget: Budget, stats: FileStats) -> Iterator[st
     """One source's text in blocks of whole lines, within the run's budget."""
     stream = open_source(source)
     try:
-        yield from blocks(_texts(_decompressed(stream, source.name, budget), source.name, stats.notes), source.name, stats, budget)
+        chunks = _decompressed(stream, source.name, budget)
+        head = next(chunks, b"")
+        if flight_recorder.might_be_dump(head):  # a rank's Flight Recorder pickle or JSON: read whole, as text lines
+            data = head + b"".join(chunks)
+            lines = flight_recorder.render(data)
+            if lines is not None:
+                yield from blocks(iter(["\n".join(lines)]), source.name, stats, budget)
+                return
+            chunks = iter([data])
+        else:
+            chunks = itertools.chain([head], chunks)
+        yield from blocks(_texts(chunks, source.name, stats.notes), source.name, stats, budget)
     finally:
         if stream is not sys.stdin.buffer:
             stream.close()

@@ -3,6 +3,7 @@
     line facts (sources/) + counted and derived facts (derived.py)
     -> rule matches (hits.py over the rules/ registry; literals.py skips patterns a line cannot match)
     -> the rank timeline (ranks.py: who printed a line; events.py: what kind of error; timeline.py: in what order)
+    -> Flight Recorder dumps among the files (flight_recorder.py: the rank that never entered the collective)
     -> the initiating rank and its collateral -> rule strengths weighed by the timeline
 """
 
@@ -11,6 +12,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from service.facts.derived import derive
+from service.facts.flight_recorder import FlightReport
+from service.facts.flight_recorder import analyze as analyze_flight_recorder
 from service.facts.hits import match_rules, strong_lines, weigh_by_timeline
 from service.facts.literals import LiteralIndex, TrigramMemo
 from service.facts.ranks import rank_map
@@ -70,8 +73,15 @@ def _extract_values(log: MaskedLog, memo: TrigramMemo) -> dict[str, Fact]:
 
 
 def _initiating_rank(tl: Timeline, first: ErrorEvent | None, strong: set[tuple[str, int]],
-                     world_size: int | None, notes: list[str]) -> int | None:
-    """The rank of the first failure; when it names none, what the other ranks and the launcher say."""
+                     world_size: int | None, fr: FlightReport | None, notes: list[str]) -> int | None:
+    """The rank of the first failure; when it names none, what the other ranks and the launcher say.
+
+    What the ranks recorded themselves comes first: their mismatch reports, then their Flight Recorder dumps.
+    """
+    if fr is not None:
+        notes.append(fr.sentence())
+        if len(fr.lagging) == 1:
+            return fr.lagging[0]
     odd_one = mismatched_rank(tl.mismatches)
     if odd_one is not None:
         rank, why = odd_one
@@ -115,6 +125,22 @@ def _initiating_rank(tl: Timeline, first: ErrorEvent | None, strong: set[tuple[s
     return None
 
 
+def _flight_recorder_facts(fr: FlightReport, values: dict[str, Fact]) -> None:
+    """The dumps' findings as facts, each pointing at the dump line it comes from."""
+    source = f"flight_recorder.{fr.kind}"
+    ref = fr.lagging_at[0].ref if fr.lagging_at else fr.collective.ref if fr.collective else None
+    if ref is not None:
+        values["fr_lagging_ranks"] = Fact(name="fr_lagging_ranks", value=", ".join(map(str, fr.lagging)), file=ref.file,
+                                          line=ref.line, source=source)
+    if fr.collective is not None:
+        c = fr.collective
+        values["fr_collective"] = Fact(name="fr_collective", value=f"{c.name} seq {c.seq} pg {c.pg}", file=c.ref.file,
+                                       line=c.ref.line, source=source)
+    if fr.no_dump and fr.collective is not None:
+        values["fr_no_dump_ranks"] = Fact(name="fr_no_dump_ranks", value=", ".join(map(str, fr.no_dump)),
+                                          file=fr.collective.ref.file, line=1, source=source)
+
+
 def _collateral(tl: Timeline, first: ErrorEvent | None, initiating_rank: int | None) -> list[Collateral]:
     out: list[Collateral] = []
     for e in tl.events:
@@ -142,7 +168,10 @@ def extract_facts(log: MaskedLog) -> Facts:
     strong = strong_lines(raw_hits)
     first = first_failure(tl.events, strong)
     notes: list[str] = []
-    initiating_rank = _initiating_rank(tl, first, strong, world_size, notes)
+    fr = analyze_flight_recorder(log.files, rm.by_file.get)
+    if fr is not None:
+        _flight_recorder_facts(fr, values)
+    initiating_rank = _initiating_rank(tl, first, strong, world_size, fr, notes)
     if not tl.ranks_seen and initiating_rank is None:
         notes.append("no rank information in the log: treated as a single process")
     hits = weigh_by_timeline(raw_hits, hit_ranks, tl.events, first, initiating_rank)

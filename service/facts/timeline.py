@@ -498,7 +498,7 @@ def mismatched_rank(mismatches: list[Mismatch]) -> tuple[int, str] | None:
     if len(groups) >= 2:
         ordered = sorted(groups.values(), key=len)
         if len(ordered[0]) == 1 and len(ordered[0]) < len(ordered[-1]):
-            return ordered[0][0], f"its collective differs from ranks {', '.join(map(str, sorted(ordered[-1])))}'"
+            return ordered[0][0], f"its collective differs from that of ranks {', '.join(map(str, sorted(ordered[-1])))}"
     m = mismatches[0]
     if any(r != m.reporter for r in range(m.other)):
         return m.other, f"rank {m.reporter} found it was the first rank whose collective differed from its own"
