@@ -140,7 +140,7 @@ def test_summary_reports_each_directory_and_each_source_apart():
 def _gate_summary(**over: object) -> dict:
     s = {
         "n": 300, "top1": 0.95, "top3": 0.99, "easy_failures": [], "leaks": [], "errors": [],
-        "initiating_rank": {"accuracy": 0.9},
+        "initiating_rank": {"n": 180, "accuracy": 0.9}, "chat": {"n": 44, "pass_rate": 1.0},
         "by_split": {"cases": {"n": 236, "top1": 1.0, "top3": 1.0}, "reworded": {"n": 120, "top1": 0.85, "top3": 0.95}},
         "by_source": {"rule": {"top1": 0.9}, "dense": {"top1": 0.8}, "lexical": {"top1": 0.75}, "rrf": {"top1": 0.9},
                       "fused": {"top1": 0.95}},
@@ -155,6 +155,7 @@ def thresholds(tmp_path: Path) -> Path:
     path.write_text(yaml.safe_dump({
         "min_cases": 200, "top1": 0.9, "top3": 0.97, "easy_must_pass": True, "max_leaks": 0,
         "splits": {"reworded": {"min_cases": 100, "top1": 0.8, "top3": 0.9}}, "fused_beats_each_source": True,
+        "initiating_rank_accuracy": 0.85, "chat_pass_rate": 0.95,
     }))
     return path
 
@@ -180,3 +181,33 @@ def test_the_repository_thresholds_keep_the_reworded_split_and_the_fusion_check(
     t = yaml.safe_load((Path(__file__).parent.parent / "evals" / "thresholds.yaml").read_text())
     assert t["fused_beats_each_source"] is True
     assert t["splits"]["reworded"]["min_cases"] >= 100
+
+
+@pytest.mark.parametrize(
+    ("over", "failure"),
+    [
+        ({"initiating_rank": {"n": 180, "accuracy": 0.8}}, "initiating-rank accuracy 0.800 is under 0.85"),
+        ({"initiating_rank": {"n": 0, "accuracy": 0.0}}, "initiating rank: no evaluated case names one"),
+        ({"chat": {"n": 44, "pass_rate": 0.9}}, "chat pass rate 0.900 is under 0.95"),
+        ({"chat": None}, "chat: not evaluated (evals/chat.yaml beside the cases)"),  # the chat eval never ran
+    ],
+)
+def test_gate_checks_initiating_rank_and_chat_and_fails_when_they_did_not_run(thresholds: Path, over, failure):
+    assert gate.check(_gate_summary(**over), thresholds) == [failure]
+
+
+def test_the_repository_thresholds_gate_initiating_rank_and_chat():
+    t = yaml.safe_load((Path(__file__).parent.parent / "evals" / "thresholds.yaml").read_text())
+    assert 0 < t["initiating_rank_accuracy"] <= 1 and 0 < t["chat_pass_rate"] <= 1
+
+
+def test_the_eval_command_imports_the_chat_eval_unguarded():
+    """A broken import of the chat eval must fail ``crashdoc eval``, never be swallowed (the gate then fails too)."""
+    import ast
+
+    import service.cli.evaluate as evaluate
+
+    tree = ast.parse(Path(evaluate.__file__).read_text())
+    guarded = [h for h in ast.walk(tree) if isinstance(h, ast.ExceptHandler) and isinstance(h.type, ast.Name)
+               and h.type.id in ("ImportError", "ModuleNotFoundError")]
+    assert guarded == []

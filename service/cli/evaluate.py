@@ -31,6 +31,7 @@ def run(args: argparse.Namespace) -> int:
     from service.compose import calibration
     from service.evaluation import gate, metrics, report
     from service.evaluation.cases import load_cases
+    from service.evaluation.chat_eval import run_chat_eval
     from service.evaluation.runner import run_all, summarise
     from service.pipeline import Engine
     from service.settings import get_settings
@@ -61,12 +62,7 @@ def run(args: argparse.Namespace) -> int:
               "run the eval again to report with it", file=sys.stderr)
     summary = summarise(results)
     summary["seconds"] = round(time.perf_counter() - t0, 1)
-    try:
-        from service.evaluation.chat_eval import run_chat_eval
-    except ImportError:
-        pass
-    else:
-        summary["chat"] = run_chat_eval(engine, dirs[0].parent / "chat.yaml")
+    summary["chat"] = run_chat_eval(engine, dirs[0].parent / "chat.yaml")
     if args.output:
         args.output.write_text(report.to_json(summary))
     if args.format == "json":

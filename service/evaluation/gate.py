@@ -45,9 +45,16 @@ def check(summary: dict[str, Any], thresholds_path: Path) -> list[str]:
         failures.append(f"{len(summary['leaks'])} planted secret(s) leaked through masking")
     if summary["errors"]:
         failures.append(f"{len(summary['errors'])} case(s) raised an error")
-    if "initiating_rank_accuracy" in t and summary["initiating_rank"]["accuracy"] < t["initiating_rank_accuracy"]:
-        failures.append(f"initiating-rank accuracy {summary['initiating_rank']['accuracy']:.3f} is under {t['initiating_rank_accuracy']}")
+    ranks = summary.get("initiating_rank") or {}
+    if "initiating_rank_accuracy" in t:
+        if not ranks.get("n"):
+            failures.append("initiating rank: no evaluated case names one")
+        elif ranks["accuracy"] < t["initiating_rank_accuracy"]:
+            failures.append(f"initiating-rank accuracy {ranks['accuracy']:.3f} is under {t['initiating_rank_accuracy']}")
     chat = summary.get("chat")
-    if chat and "chat_pass_rate" in t and chat["pass_rate"] < t["chat_pass_rate"]:
-        failures.append(f"chat pass rate {chat['pass_rate']:.3f} is under {t['chat_pass_rate']}")
+    if "chat_pass_rate" in t:  # a threshold that is set must be checked: a chat eval that did not run fails
+        if not chat or not chat.get("n"):
+            failures.append("chat: not evaluated (evals/chat.yaml beside the cases)")
+        elif chat["pass_rate"] < t["chat_pass_rate"]:
+            failures.append(f"chat pass rate {chat['pass_rate']:.3f} is under {t['chat_pass_rate']}")
     return failures

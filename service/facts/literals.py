@@ -10,14 +10,9 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
+from re import _constants as sre_constants  # type: ignore[attr-defined]  # requires-python >= 3.11
+from re import _parser as sre_parse  # type: ignore[attr-defined]
 from typing import Any
-
-try:  # CPython 3.11+
-    from re import _constants as sre_constants  # type: ignore[attr-defined]
-    from re import _parser as sre_parse  # type: ignore[attr-defined]
-except ImportError:  # pragma: no cover - older CPython
-    import sre_constants  # type: ignore[no-redef]
-    import sre_parse  # type: ignore[no-redef]
 
 _MIN = 3  # shorter literals filter nothing
 _LITERAL = sre_constants.LITERAL
@@ -81,11 +76,6 @@ def required_literals(pattern: str, flags: int = 0) -> tuple[str, ...]:
         return ()
     found = _sequence(parsed)
     return tuple(sorted(found)) if found else ()
-
-
-def may_match(literals: tuple[str, ...], lowered: str) -> bool:
-    """False only when the line cannot match (none of the required literals is in it)."""
-    return not literals or any(lit in lowered for lit in literals)
 
 
 def trigrams(lowered: str) -> frozenset[str]:

@@ -7,7 +7,6 @@ from dataclasses import dataclass
 
 # Slack cuts slash command text at 4,000 characters without saying so; a paste that comes close was
 # almost certainly cut, and the end of a log (where the failure is) is what gets lost.
-SLACK_TEXT_LIMIT = 4_000
 TOO_LONG_AT = 3_900
 
 DIAGNOSIS_ID = re.compile(r"^d_[A-Za-z0-9]{4,64}$")

@@ -30,19 +30,9 @@ from service.facts.rules import (
 )
 from service.facts.rules.base import Boost, Rule
 
-RULES: tuple[Rule, ...] = (
-    *cuda.RULES,
-    *memory.RULES,
-    *hardware.RULES,
-    *inference.RULES,
-    *deepspeed.RULES,
-    *distributed.RULES,
-    *numerics.RULES,
-    *autograd.RULES,
-    *model.RULES,
-    *checkpoint.RULES,
-    *environment.RULES,
-    *infra.RULES,
-)
+# The modules in priority order: their rules are tried in this order.
+MODULES = (cuda, memory, hardware, inference, deepspeed, distributed, numerics, autograd, model, checkpoint,
+           environment, infra)
+RULES: tuple[Rule, ...] = tuple(rule for module in MODULES for rule in module.RULES)
 
-__all__ = ["RULES", "Boost", "Rule"]
+__all__ = ["MODULES", "RULES", "Boost", "Rule"]
