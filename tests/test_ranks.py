@@ -476,3 +476,52 @@ def test_the_oom_rank_is_first_and_the_watchdog_rank_collateral():
 )
 def test_near_misses_name_no_rank(lines, rank):
     assert extract_facts(one_file(*lines)).initiating_rank == rank
+
+
+@pytest.mark.parametrize(
+    ("named", "rank"),
+    [
+        # Open MPI names the rank that died, about itself
+        ({"mpirun_dot_out": ["[1,0]<stdout>:step 100", "[1,11]<stdout>:step 100",
+                             "mpirun noticed that process rank 11 with PID 48213 on node gpu-b07 exited on signal 9 (Killed)."]}, 11),
+        # torch.distributed.launch (torch < 1.9) names the local rank whose command failed
+        ({"train_dot_log": ["world_size=2", "RuntimeError: cublas runtime error : the GPU program failed to execute at THCBlas.cu:331",
+                            "subprocess.CalledProcessError: Command '['/opt/conda/bin/python', '-u', 'run_squad.py', '--local_rank=1', "
+                            "'--do_train']' returned non-zero exit status 1."]}, 1),
+        # DeepSpeed's launcher names the local rank it found exited, on a host whose ranks the mapping gives
+        ({"pdsh_dot_log": ["worker-1: [INFO] [launch.py:162:main] global_rank_mapping=defaultdict(<class 'list'>, "
+                           "{'worker-0': [0, 1, 2, 3], 'worker-1': [4, 5, 6, 7]})",
+                           "worker-1: ImportError: libstdc++.so.6: version `GLIBCXX_3.4.29' not found",
+                           "worker-1: [2024-04-09 22:03:33,282] [ERROR] [launch.py:321:sigkill_handler] ['/usr/bin/python', '-u', "
+                           "'pretrain.py', '--local_rank=2', '--deepspeed'] exits with return code = 1"]}, 6),
+        # gloo: every rank but one saw its peer hang up; that one's own error went to a redirected file
+        ({"console_dot_log": ["world_size=4", *(f"[rank{r}]: RuntimeError: [../third_party/gloo/gloo/transport/tcp/pair.cc:553] "
+                                               f"Connection closed by peer [127.0.0.1]:6368{r}" for r in (0, 1, 3))]}, 2),
+        # a pod's file ("worker-0" of a PyTorchJob holds ranks 4-7): its name is no rank, and its agent's local 1 is rank 5
+        ({"kubectl_worker0_dot_log": [*(f"[rank{r}] 2024-05-14 08:02:42,004 INFO world_size=8" for r in range(4, 8)),
+                                      "RuntimeError: DataLoader worker (pid 3318) is killed by signal: Segmentation fault.",
+                                      "[2024-05-14 08:51:50,243] torch.distributed.elastic.multiprocessing.api: [ERROR] failed "
+                                      "(exitcode: 1) local_rank: 1 (pid: 3102) of binary: /usr/local/bin/python"]}, 5),
+    ],
+    ids=["mpirun-noticed", "launch-calledprocesserror", "deepspeed-exits", "gloo-peer-hung-up-but-one", "pod-file"],
+)
+def test_launchers_name_the_rank_when_the_lines_do_not(named, rank):
+    facts = extract_facts(files(**named))
+    assert facts.initiating_rank == rank, facts.notes
+
+
+@pytest.mark.parametrize(
+    ("line", "rank"),
+    [
+        ("[rank4] 2024-05-14 08:02:42,004 INFO epoch 0 step 50/8383 loss 7.4031", 4),  # a script's logger
+        ("[rank4]x not a prefix", None),
+        ("[ranks 4] RuntimeError: boom", None),
+    ],
+)
+def test_logger_rank_prefix(line, rank):
+    assert line_rank(line) == rank
+
+
+def test_a_rank_file_whose_lines_agree_keeps_its_rank():
+    log = files(rank_3_dot_log=["[rank3] 2024-05-14 08:02:42,004 INFO start", "RuntimeError: CUDA error: device-side assert triggered"])
+    assert extract_facts(log).initiating_rank == 3

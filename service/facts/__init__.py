@@ -112,10 +112,10 @@ def _initiating_rank(tl: Timeline, first: ErrorEvent | None, strong: set[tuple[s
         return odd
     silent = silent_rank(tl.events, tl.ranks_seen, world_size)
     if silent is not None:
-        notes.append(f"rank {silent} is the only rank that did not report the collective timeout: the others were waiting for it")
+        notes.append(f"rank {silent} is the only rank that did not report the collective timeout or its peer hanging up: the others were waiting for it")
         return silent
-    if any_root and (root or first is None or len(same) > 1):
-        why = "" if any_root.informative else ", a tie torchrun breaks by rank order"
+    if any_root:  # the first failure names no rank (or there is none): the launcher's word is all there is
+        why = "" if any_root.informative else ", a tie the launcher breaks by rank order"
         notes.append(f"initiating rank {any_root.rank} taken from {any_root.source} ({any_root.ref.file}:{any_root.ref.line})"
                      f": the earliest exit{why}, not necessarily the first error")
         return any_root.rank

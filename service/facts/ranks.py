@@ -22,6 +22,8 @@ _HOST = r"(?:[\w<>.-]+: )?"
 _RANK_PREFIXES: tuple[re.Pattern[str], ...] = (
     # torch >= 2.2 worker output and c10d logs: "[rank3]: Traceback ...", "[rank3]:[W ProcessGroupNCCL.cpp:1234] ..."
     re.compile(_HOST + r"\[rank(\d+)\]:"),
+    # a script's own logger format: "[rank4] 2024-05-14 08:02:42,004 INFO epoch 0 step 50/8383 loss 7.4031"
+    re.compile(_HOST + r"\[rank(\d+)\] "),
     # Open MPI --tag-output: "[1,3]<stdout>:loss 0.1"
     re.compile(_HOST + r"\[\d+,(\d+)\]<std(?:out|err)>:"),
     # Lightning: "[rank: 3] Seed set to 42"
@@ -53,9 +55,10 @@ _DEVICE_MAP = re.compile(r"\b[Rr]ank[=: ]+(\d+)\b.{0,80}?\b(?:device|using|on)[=
 _ONE_VISIBLE_DEVICE = re.compile(r"\bCUDA_VISIBLE_DEVICES=['\"]?(\d+)\b(?![,\d])")
 # The rank a message names about itself: "[Rank 3] Watchdog caught ...", "[PG 0 (default_pg) Rank 3]", torch >= 2.5
 # "[PG ID 0 PG GUID 0(default_pg) Rank 3] Watchdog caught ...", "global_rank=3",
-# DDP "Parameters which did not receive grad for rank 3:", "NCCL communicator was aborted on rank 3"
+# DDP "Parameters which did not receive grad for rank 3:", "NCCL communicator was aborted on rank 3",
+# Open MPI "mpirun noticed that process rank 11 with PID 48213 on node gpu-b07 exited on signal 9 (Killed)."
 RANK_IN_MESSAGE = re.compile(
-    r"\[(?:PG (?:ID )?\d+ (?:PG GUID \S+ )?(?:\([^)]*\) )?)?Rank (\d+)\]|\bglobal[_ ]rank[ =:]+(\d+)\b|did not receive grad for rank (\d+)|\bon rank (\d+)\b|^\S*\s*rank=(\d+)\b"
+    r"\[(?:PG (?:ID )?\d+ (?:PG GUID \S+ )?(?:\([^)]*\) )?)?Rank (\d+)\]|\bglobal[_ ]rank[ =:]+(\d+)\b|did not receive grad for rank (\d+)|\bon rank (\d+)\b|^\S*\s*rank=(\d+)\b|\bprocess rank (\d+) with PID\b"
 )
 
 # Per-rank files: "rank_3.log", "rank-3.out", "worker3.log", "proc_3.txt", "gpu3.log", Open MPI "1/rank.3/stderr"
@@ -85,6 +88,8 @@ _DS_WORLD_INFO = re.compile(r"WORLD INFO DICT: (\{.*\})")
 _PER_NODE = re.compile(r"(?:nproc[_-]per[_-]node|num_local_procs|local_world_size)[=: ]+(\d+)")
 # vLLM / SGLang tensor-parallel workers are ranks too: "tensor_parallel_size=2"
 _TP_SIZE = re.compile(r"tensor_parallel_size=(\d+)")
+# torchrun's agent names a LOCAL rank: "failed (exitcode: 1) local_rank: 1 (pid: 3102) of binary: /usr/local/bin/python"
+_AGENT_LOCAL = re.compile(r"failed \(exitcode: -?\d+\) local_rank: (\d+) \(pid:")
 _TORCHRUN_HINT = re.compile(r"torch\.distributed\.elastic|torch/distributed/(?:run|elastic)|\btorchrun\b|\[default\d+\]:")
 
 # Timestamps: "2024-05-01 12:00:03,123", "2024-05-01T12:00:03.123Z", torchrun's summary "2024-05-01_12:00:03",
@@ -183,6 +188,7 @@ class RankMap:
     numeric_files: set[str] = field(default_factory=set)  # files whose "N: " prefixes are srun task numbers
     node_files: set[str] = field(default_factory=set)  # ... where srun ran one torchrun per node: N is the node
     file_offsets: dict[str, int] = field(default_factory=dict)  # "[default5]: ... [Rank 13]": this file's node starts at 8
+    node_bases: dict[str, int] = field(default_factory=dict)  # a node's file whose lines carry ranks 4-7: its agent's local 1 is 5
     by_bus: dict[str, int] = field(default_factory=dict)  # PCI bus -> GPU index, from nvidia-smi's table
     by_gpu: dict[int, int] = field(default_factory=dict)  # GPU index -> global rank, where the script printed the pairing
     one_device_per_rank: bool = False  # CUDA_VISIBLE_DEVICES hid the other GPUs: "GPU 0" is every rank's device
@@ -204,6 +210,8 @@ class RankMap:
             local = _TORCHRUN_LOCAL.match(text) or _LOCAL_INDEX.search(text)
             if local:
                 return node_base + _first_group(local)
+        if file in self.node_bases and "local_rank" in text and (m := _AGENT_LOCAL.search(text)):
+            return self.node_bases[file] + int(m.group(1))
         m = _PID_IN_LINE.search(text)
         if m and _first_group(m) in self.by_pid:
             return self.by_pid[_first_group(m)]
@@ -246,7 +254,10 @@ def rank_map(files: Sequence[MaskedFile], world_size: int | None = None) -> Rank
         pending_rank: int | None = None
         numeric_lines = 0
         torchrun_hint = False
+        prefixed: set[int] = set()
         for text in f.lines:
+            if text[:1] == "[" and (r := line_rank(text, numeric=False)) is not None:
+                prefixed.add(r)
             if _NUMERIC.match(text):
                 numeric_lines += 1
             if not torchrun_hint and _TORCHRUN_HINT.search(text):
@@ -282,6 +293,7 @@ def rank_map(files: Sequence[MaskedFile], world_size: int | None = None) -> Rank
                 world_size = max(world_size or 0, int(m.group(1)))
         if len(offsets) == 1 and (offset := offsets.pop()) > 0:
             rm.file_offsets[f.name] = offset
+        _check_file_rank(f.name, prefixed, rm)
         rm.torchrun = rm.torchrun or torchrun_hint
         if numeric_lines >= 5 and numeric_lines >= 0.05 * len(f.lines):
             rm.numeric_files.add(f.name)
@@ -294,6 +306,20 @@ def rank_map(files: Sequence[MaskedFile], world_size: int | None = None) -> Rank
     rm.multi_process = bool(rm.by_pid or rm.by_host or rm.numeric_files or (world_size or 0) > 1
                             or any(r is not None for r in rm.by_file.values()))
     return rm
+
+
+def _check_file_rank(name: str, prefixed: set[int], rm: RankMap) -> None:
+    """A file whose lines name other ranks than its name is one node's (a pod "worker-0" holding ranks 4-7), not a rank's.
+
+    Its ranks, when they are one contiguous block, place the agent's local ranks: local 1 there is global min + 1.
+    """
+    if not prefixed:
+        return
+    if rm.by_file.get(name) is not None and (len(prefixed) > 1 or rm.by_file[name] not in prefixed):
+        rm.by_file[name] = None
+    low, high = min(prefixed), max(prefixed)
+    if len(prefixed) > 1 and low > 0 and high - low + 1 == len(prefixed):
+        rm.node_bases[name] = low
 
 
 def _host_mapping(text: str, rm: RankMap) -> None:

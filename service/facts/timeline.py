@@ -33,6 +33,13 @@ _COMPACT_TIME = re.compile(r"\btime\s*:\s*(\d{4}-\d\d-\d\d_\d\d:\d\d:\d\d)")
 # torchrun's agent (all releases) as it notices the first worker that exited, on its own line:
 # "failed (exitcode: 1) local_rank: 0 (pid: 14020) of binary: /opt/conda/bin/python"
 _AGENT_FAILED = re.compile(r"failed \(exitcode: (-?\d+)\) local_rank: (\d+) \(pid: \d+\) of binary")
+# torch.distributed.launch before torchrun (torch < 1.9) waits for its processes in local-rank order and raises for the
+# first failed one: "subprocess.CalledProcessError: Command '['/usr/bin/python', '-u', 'train.py', '--local_rank=1', ...]'
+# returned non-zero exit status 1."
+_LAUNCH_FAILED = re.compile(r"subprocess\.CalledProcessError: Command '\[.*?'--local_rank=(\d+)'")
+# DeepSpeed's launcher, on the first of its processes it found exited (then it kills the rest):
+# "[ERROR] [launch.py:321:sigkill_handler] ['/usr/bin/python', '-u', 'pretrain.py', '--local_rank=5', ...] exits with return code = 1"
+_DS_EXITED = re.compile(r"sigkill_handler\] \[.*?'--local_rank=(\d+)'.*\] exits with return code = -?\d+")
 # Contexts that name the rank of the traceback that follows: mp.spawn "-- Process 1 terminated with the following error:",
 # Ray "ray.exceptions.RayTaskError(RuntimeError): ray::_RayTrainWorker__execute.get_next() (pid=18301, ip=...)"
 _SPAWN_CONTEXT = re.compile(r"-- Process (\d+) terminated with the following error")
@@ -399,12 +406,18 @@ def _compact_entries(f: MaskedFile, i: int, text: str, found: list[re.Match[str]
 
 
 def agent_failures(events: list[ErrorEvent]) -> list[RootCause]:
-    """torchrun's agent line "failed (exitcode: N) local_rank: R": the first exit it saw, a tie broken by local rank."""
+    """torchrun's agent line "failed (exitcode: N) local_rank: R" (the first exit it saw, a tie broken by local rank)
+    and the older launcher's CalledProcessError: what the launcher names when the ranks' own lines name nobody."""
     out: list[RootCause] = []
     for e in events:
         if e.kind in ("launcher-summary", "killed") and (m := _AGENT_FAILED.search(e.ref.text)):
             rank = e.ref.rank if e.ref.rank is not None else int(m.group(2))
             out.append(RootCause(rank, e.ref, "torchrun's agent ('failed (exitcode: ...) local_rank: ...')", informative=False))
+        elif e.kind == "launcher-summary" and (m := _DS_EXITED.search(e.ref.text)):
+            rank = e.ref.rank if e.ref.rank is not None else int(m.group(1))  # with a host prefix, the host's first rank + local
+            out.append(RootCause(rank, e.ref, "DeepSpeed's launcher ('... exits with return code')", informative=False))
+        elif e.kind == "launcher-summary" and (m := _LAUNCH_FAILED.search(e.ref.text)):
+            out.append(RootCause(int(m.group(1)), e.ref, "torch.distributed.launch's CalledProcessError", informative=False))
     return out
 
 
@@ -470,8 +483,12 @@ def odd_collective_rank(events: list[ErrorEvent]) -> int | None:
 
 
 def silent_rank(events: list[ErrorEvent], ranks_seen: list[int], world_size: int | None) -> int | None:
-    """In a pure collective timeout, the one rank that never reported the timeout is the one the others waited for."""
-    waited = {e.ref.rank for e in events if e.kind == "collective-timeout" and e.ref.rank is not None}
+    """In a pure collective timeout, the one rank that never reported the timeout is the one the others waited for.
+
+    A peer that hung up counts as waiting too: gloo's "Connection closed by peer" on every rank but one (whose own
+    error went elsewhere, to a redirected file) points at that one.
+    """
+    waited = {e.ref.rank for e in events if e.kind in ("collective-timeout", "peer-gone") and e.ref.rank is not None}
     if len(waited) < 2:
         return None
     world = set(range(world_size)) if world_size else set(ranks_seen)
