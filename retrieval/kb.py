@@ -160,6 +160,8 @@ def load_kb(kb_dir: Path) -> KnowledgeBase:
             continue
         entry = parse_entry(p)
         entries[entry.id] = entry
+    if not entries:  # an install without its kb/ must not answer "unknown" to everything without a word
+        raise KBError(f"No kb/ entries in {kb_dir}.", hint="Reinstall crashdoc, or set CRASHDOC_KB_DIR to the kb/ folder.")
     for entry in entries.values():
         missing = [r for r in entry.meta.related if r not in entries]
         if missing:

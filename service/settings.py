@@ -9,6 +9,14 @@ from pydantic import Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
+# In a wheel, kb/ and prompts/ are copied into the package (setup.py); in a checkout they are read in place.
+PACKAGED_CONTENT = Path(__file__).resolve().parent / "_content"
+
+
+def content_dir(name: str) -> Path:
+    """Where ``kb`` or ``prompts`` is: inside the installed package when it was built as a wheel, else the repository's."""
+    packaged = PACKAGED_CONTENT / name
+    return packaged if packaged.is_dir() else REPO_ROOT / name
 
 
 def _default_data_dir() -> Path:
@@ -22,8 +30,8 @@ class Settings(BaseSettings):
 
     data_dir: Path = Field(default_factory=_default_data_dir)
     database_url: str | None = None  # default: sqlite in data_dir
-    kb_dir: Path = REPO_ROOT / "kb"
-    prompts_dir: Path = REPO_ROOT / "prompts"
+    kb_dir: Path = Field(default_factory=lambda: content_dir("kb"))
+    prompts_dir: Path = Field(default_factory=lambda: content_dir("prompts"))
     catalog_path: Path | None = None  # default: ../shared/failure-catalog.yaml when present
 
     # Retrieval.

@@ -108,6 +108,18 @@ def test_confidence_uses_the_fitted_model(monkeypatch, tmp_path: Path):
         calibration._model.cache_clear()
 
 
+def test_a_missing_confidence_model_is_a_config_error_not_an_uncalibrated_answer(monkeypatch, tmp_path: Path):
+    from service.errors import ConfigError
+
+    monkeypatch.setattr(calibration, "TABLE_PATH", tmp_path / "calibration.json")
+    calibration._model.cache_clear()
+    try:
+        with pytest.raises(ConfigError, match=r"calibration\.json is missing"):
+            calibration.confidence([_hit("a", 0.5, {"rule": 0.5}, {"rule": 0})])
+    finally:
+        calibration._model.cache_clear()
+
+
 def test_the_shipped_confidence_model_matches_its_features():
     data = json.loads(calibration.TABLE_PATH.read_text())
     assert data["kind"] == "logistic" and tuple(data["features"]) == calibration.FEATURES

@@ -140,3 +140,11 @@ def test_a_malformed_entry_is_a_json_error_naming_the_file_in_the_api(tmp_path: 
     error = response.json()["error"]
     assert (response.status_code, error["code"]) == (500, "config_error")
     assert "cuda-oom.md" in error["message"] and "unknown section" in error["message"]
+
+
+def test_a_kb_folder_without_entries_is_an_error_not_an_empty_encyclopedia(tmp_path: Path):
+    (tmp_path / "README.md").write_text("# kb\n")
+    with pytest.raises(KBError, match="No kb/ entries"):
+        load_kb(tmp_path)
+    with pytest.raises(KBError, match="No kb/ entries"):
+        load_kb(tmp_path / "absent")

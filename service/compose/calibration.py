@@ -5,18 +5,24 @@ to the runner-up, how many sources rank it first, whether a rule found it) is fi
 ``crashdoc eval --calibrate`` and stored in ``calibration.json`` beside this module. The eval report
 checks it out of sample: a reliability table of five-fold cross-validated confidences.
 
-Without a fitted model the raw score, damped by the margin to the runner-up, is used.
+The file is part of the installation: without it crashdoc refuses to compose (a ConfigError) rather than
+answer uncalibrated. A model fitted for other features (after FEATURES changed) is ignored with a warning
+and the raw score, damped by the margin to the runner-up, is used until ``--calibrate`` refits it.
 """
 
 from __future__ import annotations
 
 import json
+import logging
 import math
 from collections.abc import Sequence
 from functools import lru_cache
 from pathlib import Path
 
+from service.errors import ConfigError
 from service.models import Hit
+
+log = logging.getLogger("crashdoc.compose")
 
 TABLE_PATH = Path(__file__).with_name("calibration.json")
 FEATURES = ("score", "margin", "agreement", "rule", "rule_strength")
@@ -51,11 +57,16 @@ def raw_confidence(f: dict[str, float]) -> float:
 
 @lru_cache(maxsize=1)
 def _model() -> tuple[list[float], float] | None:
+    """The shipped confidence model. Missing, it is an installation error: the unknown threshold is a
+    calibrated probability, and raw scores would silently mean something else."""
     if not TABLE_PATH.exists():
-        return None
+        raise ConfigError(f"The confidence model {TABLE_PATH.name} is missing from the installation ({TABLE_PATH.parent}).",
+                          hint="Reinstall crashdoc: the package carries it (service/compose/calibration.json).")
     data = json.loads(TABLE_PATH.read_text())
     if data.get("kind") != "logistic" or tuple(data.get("features", ())) != FEATURES:
-        return None  # fitted for other features: refit with `crashdoc eval --calibrate`
+        log.warning("%s was fitted for other features: confidence is uncalibrated until `crashdoc eval --calibrate`",
+                    TABLE_PATH.name)
+        return None
     return [float(w) for w in data["weights"]], float(data["bias"])
 
 
