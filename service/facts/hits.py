@@ -10,14 +10,16 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from functools import lru_cache
 
+from service import linear_regex
 from service.facts.literals import LiteralIndex, TrigramMemo, required_literals
 from service.facts.rules import RULES, Rule
 from service.models import ErrorEvent, Fact, LineRef, MaskedLog, RuleHit
 
 _MAX_RULE_LINES = 6
 # Each pattern with the literals a match must contain: a line is searched only with the patterns whose literals it has.
-_PATTERNS: tuple[tuple[Rule, re.Pattern[str], tuple[str, ...]], ...] = tuple(
+_PATTERNS: tuple[tuple[Rule, linear_regex.Regex, tuple[str, ...]], ...] = tuple(
     (rule, compiled, required_literals(compiled.pattern, compiled.flags)) for rule in RULES for compiled in rule.compiled
 )
 _INDEX = LiteralIndex([lits for _, _, lits in _PATTERNS])
@@ -28,15 +30,24 @@ _STRONG = 0.5
 _OTHER_RULE = 0.4  # a summary rule steps aside for any other rule at least this strong
 
 
-def _boosted(rule: Rule, values: dict[str, Fact], contains: Callable[[str], bool]) -> tuple[float, list[str]]:
+@lru_cache(maxsize=1024)
+def _regex(pattern: str) -> linear_regex.Regex:
+    """The needs, unless and boost patterns, compiled once (MULTILINE: they are searched in the whole log)."""
+    return linear_regex.compile(pattern, re.MULTILINE)
+
+
+def _boosted(
+    rule: Rule, values: dict[str, Fact], contains: Callable[[str, str | None], bool]
+) -> tuple[float, list[str]]:
     strength = rule.strength
     reasons: list[str] = []
     for b in rule.boosts:
         if b.fact is not None:
             fact = values.get(b.fact)
-            ok = bool(fact and re.search(b.value or ".", fact.value))
+            ok = bool(fact and _regex(b.value or ".").search(fact.value))
+            ok = ok and not (b.not_with and fact and _regex(b.not_with).search(fact.value))
         else:
-            ok = b.line is not None and contains(b.line)
+            ok = b.line is not None and contains(b.line, b.not_with)
         if ok:
             strength += b.delta
             reasons.append(("+" if b.delta >= 0 else "-") + f"{abs(b.delta):.2f} {b.reason}")
@@ -59,7 +70,11 @@ def match_rules(
             lowered = text.lower()
             for index in _INDEX.candidates(lowered, memo[lowered] if memo is not None else None):
                 rule, pattern, _ = _PATTERNS[index]
-                if (not fired or fired[-1] is not rule) and pattern.search(text):
+                if (
+                    (not fired or fired[-1] is not rule)
+                    and pattern.search(text)
+                    and not any(x.search(text) for x in rule.excluded)
+                ):
                     fired.append(rule)
             if not fired:
                 continue
@@ -72,12 +87,18 @@ def match_rules(
     if not matched:
         return [], ranks
     full_text = "\n".join(line for f in log.files for line in f.lines)
-    cache: dict[str, bool] = {}
+    cache: dict[tuple[str, str | None], bool] = {}
 
-    def contains(pattern: str) -> bool:
-        if pattern not in cache:
-            cache[pattern] = re.search(pattern, full_text, re.M) is not None
-        return cache[pattern]
+    def contains(pattern: str, not_with: str | None = None) -> bool:
+        """Some line matches ``pattern`` (and, when given, that line does not match ``not_with``)."""
+        key = (pattern, not_with)
+        if key not in cache:
+            matches = _regex(pattern).finditer(full_text)
+            if not_with is None:
+                cache[key] = next(matches, None) is not None
+            else:
+                cache[key] = any(not _regex(not_with).search(_line_of(full_text, m.start())) for m in matches)
+        return cache[key]
 
     hits: list[RuleHit] = []
     for rule in RULES:
@@ -92,6 +113,12 @@ def match_rules(
         hits.append(RuleHit(rule_id=rule.id, entry_id=rule.entry, strength=strength, lines=found, reasons=reasons))
     hits.sort(key=lambda h: -h.strength)
     return hits, ranks
+
+
+def _line_of(text: str, pos: int) -> str:
+    start = text.rfind("\n", 0, pos) + 1
+    end = text.find("\n", pos)
+    return text[start : end if end >= 0 else len(text)]
 
 
 def strong_lines(hits: list[RuleHit]) -> set[tuple[str, int]]:

@@ -10,11 +10,10 @@ no digits, triggers use ``\\d`` or classes with all of 0-9): verdicts are cached
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-import regex
 from presidio_analyzer import (
     AnalysisExplanation,
     EntityRecognizer,
@@ -22,21 +21,29 @@ from presidio_analyzer import (
     PatternRecognizer,
     RecognizerResult,
 )
-from presidio_analyzer.predefined_recognizers import EmailRecognizer, IpRecognizer, MacAddressRecognizer
 
-from service.masking import checks
+from service import linear_regex
 
 Check = Callable[[str, Any, int, int], bool]  # (text, match, start, end) -> keep?
 
 
 @dataclass(frozen=True)
 class P:
-    """One pattern: a name (shown in the analysis explanation), a regex, an own check, its needles."""
+    """One pattern: a name (shown in the analysis explanation), a regex, an own check, its needles.
+
+    The regex runs on RE2 (linear time, see ``service/linear_regex.py``): no look-around. Where a
+    look-behind would have tested the character before a value, the pattern consumes it and the value
+    is the named group ``v``; matching resumes at the end of ``v``, so a consumed character after one
+    value can still be the boundary before the next. ``split`` cuts ``v`` into one span per piece
+    (``nodes=gpu-a,gpu-b``: two hosts).
+    """
 
     name: str
     regex: str
     check: Check | None = None
     needles: tuple[str, ...] = ()  # lower-case substrings, one of which the text must hold; () = always run
+    split: str = ""
+    flags: int = re.MULTILINE
 
 
 @dataclass(frozen=True)
@@ -46,7 +53,6 @@ class Entry:
     trigger: str = ""  # ...or where this regex matches
     patterns: tuple[P, ...] = ()
     check: Check | None = None  # the default check for patterns without their own
-    stock: Callable[[], EntityRecognizer] | None = None  # a Presidio recognizer class, as is or lightly extended
     score: float = 0.9
 
     def __post_init__(self) -> None:
@@ -55,19 +61,11 @@ class Entry:
                 raise ValueError(f"{self.entity}: needle {needle!r} must be lower-case and hold no digit")
         if not self.needles and not self.trigger:
             raise ValueError(f"{self.entity}: an entry needs needles or a trigger")
+        if not self.patterns:
+            raise ValueError(f"{self.entity}: an entry needs patterns")
 
     def build(self) -> EntityRecognizer:
-        if self.stock is not None:
-            return self.stock()
         return LogPatternRecognizer(self.entity, f"{self.entity.lower()}_recognizer", self.patterns, self.check, self.score)
-
-
-def _compile(pattern: str) -> Any:
-    """The standard library's engine when it can (faster); ``regex`` for variable-width lookbehind."""
-    try:
-        return re.compile(pattern, re.MULTILINE)
-    except re.error:
-        return regex.compile(pattern, regex.MULTILINE)
 
 
 def _needle_test(needles: tuple[str, ...]) -> Callable[[str], object] | None:
@@ -97,7 +95,9 @@ class LogPatternRecognizer(PatternRecognizer):
             patterns=[Pattern(p.name, p.regex, score) for p in patterns],
             global_regex_flags=re.MULTILINE,
         )
-        self._compiled = [(p, _compile(p.regex), p.check or check, _needle_test(p.needles)) for p in patterns]
+        self._compiled = [
+            (p, linear_regex.compile(p.regex, p.flags), p.check or check, _needle_test(p.needles)) for p in patterns
+        ]
         self._name = name
         self._entity = entity
         self._score = score
@@ -108,10 +108,8 @@ class LogPatternRecognizer(PatternRecognizer):
         for pattern, rx, check, needle_test in self._compiled:
             if needle_test is not None and not needle_test(low):
                 continue
-            has_v = "v" in rx.groupindex
-            for m in rx.finditer(text):
-                start, end = m.span("v") if has_v else m.span()
-                if start < 0 or start == end or (check is not None and not check(text, m, start, end)):
+            for m, start, end in _values(rx, text, pattern.split):
+                if check is not None and not check(text, m, start, end):
                     continue
                 explanation = AnalysisExplanation(
                     recognizer=self._name,
@@ -128,34 +126,21 @@ class LogPatternRecognizer(PatternRecognizer):
         return EntityRecognizer.remove_duplicates(results)
 
 
-_IPV6 = next(p.regex for p in IpRecognizer.PATTERNS if p.name == "IPv6")
+def _values(rx: linear_regex.Regex, text: str, split: str) -> Iterator[tuple[linear_regex.Match, int, int]]:
+    """(match, start, end) of each value: the ``v`` group (or the match), cut at ``split`` when set.
 
-
-class LogIpRecognizer(IpRecognizer):
-    """Presidio's IP recognizer, keeping loopback and unspecified addresses (127.0.0.1, ::1, 0.0.0.0)."""
-
-    # NCCL INFO NET/IB : Using [0]mlx5_0:1/IB ; OOB eth0:fe80::1c2:3dff:fe4e:5f60%eth0<0>
-    # (the stock IPv6 pattern refuses a colon before the address; here an interface name precedes it)
-    PATTERNS = [
-        *IpRecognizer.PATTERNS,
-        Pattern("IPv6 after interface", r"(?<=\b[A-Za-z][A-Za-z0-9]{0,15}:)" + _IPV6.removeprefix(r"(?<![\w:])"), 0.6),
-    ]
-
-    def invalidate_result(self, pattern_text: str) -> bool:
-        return bool(super().invalidate_result(pattern_text)) or checks.is_loopback(pattern_text.split("/")[0])
-
-
-class LogEmailRecognizer(EmailRecognizer):
-    """Presidio's email recognizer with an offline suffix check that also accepts cluster domains."""
-
-    def validate_result(self, pattern_text: str) -> bool:
-        return checks.email_domain_ok(pattern_text)
-
-
-class LogMacRecognizer(MacAddressRecognizer):
-    """Presidio's MAC recognizer, minus all-decimal dash groups (a run dir named 24-05-01-12-00-03)."""
-
-    def invalidate_result(self, pattern_text: str) -> bool:
-        if "-" in pattern_text and pattern_text.replace("-", "").isdigit():
-            return True
-        return bool(super().invalidate_result(pattern_text))
+    Each next search starts at the value's end, not the match's: a character a pattern consumed after
+    one value (its right boundary) may be the left boundary of the next.
+    """
+    group = "v" if "v" in rx.groupindex else 0
+    for m in rx.finditer(text, resume=group):
+        start, end = m.span(group)
+        if start < 0 or start == end:
+            continue
+        if not split:
+            yield m, start, end
+            continue
+        for piece in text[start:end].split(split):
+            if piece:
+                yield m, start, start + len(piece)
+            start += len(piece) + len(split)

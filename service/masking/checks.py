@@ -14,6 +14,14 @@ from functools import lru_cache
 from typing import Any
 
 import tldextract
+from presidio_analyzer.predefined_recognizers import (
+    CreditCardRecognizer,
+    IbanRecognizer,
+    IpRecognizer,
+    MacAddressRecognizer,
+)
+
+from service import linear_regex
 
 
 def words(text: str) -> frozenset[str]:
@@ -69,13 +77,13 @@ PUBLIC_DOMAINS = words(
 
 LOOPBACK_NAMES = frozenset({"localhost", "localhost.localdomain", "ip6-localhost", "ip6-loopback"})
 
-_PYTHON_CONTEXT = re.compile(r"(?:\bimport\s+|\bfrom\s+|\s-m\s+|File \"|module ['\"]|\bself\.|\bcls\.)$")
-_HOST_WORD = re.compile(r"(?:node|gpu|dgx|compute|hpc|nid|login|worker|host|srv|server|vm|cn|gn)")
-_NODE_DIGITS = re.compile(r"^(?:node|nid|cn|gn|compute|login|dgx|worker|srv|server|host|vm)\d+$")
-_IPV4ISH = re.compile(r"^\d{1,3}(?:\.\d{1,3}){3}$")
-_NOT_HOST_WORDS = re.compile(r"^(?:rank|local_rank|cuda|gpu|cpu|device|step|epoch|default|node|worker)\d*$")
+_PYTHON_CONTEXT = linear_regex.compile(r"(?:\bimport\s+|\bfrom\s+|\s-m\s+|File \"|module ['\"]|\bself\.|\bcls\.)$")
+_HOST_WORD = linear_regex.compile(r"(?:node|gpu|dgx|compute|hpc|nid|login|worker|host|srv|server|vm|cn|gn)")
+_NODE_DIGITS = linear_regex.compile(r"^(?:node|nid|cn|gn|compute|login|dgx|worker|srv|server|host|vm)\d+$")
+_IPV4ISH = linear_regex.compile(r"^\d{1,3}(?:\.\d{1,3}){3}$")
+_NOT_HOST_WORDS = linear_regex.compile(r"^(?:rank|local_rank|cuda|gpu|cpu|device|step|epoch|default|node|worker)\d*$")
 
-_PLACEHOLDER_VALUE = re.compile(
+_PLACEHOLDER_VALUE = linear_regex.compile(
     r"^(?:none|null|nil|true|false|yes|no|on|off|undefined|redacted|masked|hidden|secret|password|"
     r"changeme_?placeholder|x+|\*+|\.+|-+)$|^[<\[$*%{]|^\{\{",
     re.IGNORECASE,
@@ -187,7 +195,7 @@ def email_domain_ok(email: str) -> bool:
 
 # ---------------------------------------------------------------- checks on a match: (text, match, start, end)
 
-_SPECIAL_TOKEN_KEY = re.compile(
+_SPECIAL_TOKEN_KEY = linear_regex.compile(
     r"(?i)(?:^|[_.-])(?:pad|eos|bos|unk|sep|cls|mask|special|start|end|image|img|audio|video|sot|eot|"
     r"decoder_start|additional_special|chat|default|max|num|n)_?tokens?$"
 )
@@ -202,13 +210,54 @@ def secret_setting(text: str, m: Any, s: int, e: int) -> bool:
     key = m.group("k") if "k" in m.re.groupindex and m.group("k") else ""
     if key and _SPECIAL_TOKEN_KEY.search(key):
         return False
-    if text[: m.start()].endswith("://"):
+    if text[: m.start("k") if key else s].endswith("://"):
         return False  # https://x-access-token:ghs_...@github.com: the URL password pattern owns it
     return is_real_value(text[s:e], 8)
 
 
 def has_digit(text: str, m: Any, s: int, e: int) -> bool:
     return any(c.isdigit() for c in text[s:e])
+
+
+def openai_key(text: str, m: Any, s: int, e: int) -> bool:
+    """sk-... with a digit, and not sk-ant-... (Anthropic's, its own entry)."""
+    return not text.startswith("sk-ant-", s) and has_digit(text, m, s, e)
+
+
+_CARD = CreditCardRecognizer()
+_IBAN = IbanRecognizer()
+_IP = IpRecognizer()
+_MAC = MacAddressRecognizer()
+
+
+def credit_card(text: str, m: Any, s: int, e: int) -> bool:
+    """Presidio's Luhn check; never a 13-digit number that starts with 1 (epoch milliseconds: 1764567890123)."""
+    if text[s] == "1" and text[s : s + 13].isdigit() and not text[s + 13 : s + 14].isdigit():
+        return False
+    return bool(_CARD.validate_result(text[s:e]))
+
+
+def iban(text: str, m: Any, s: int, e: int) -> bool:
+    """Presidio's IBAN check (country format, checksum); None there means "format unsure": kept, as Presidio does."""
+    return _IBAN.validate_result(text[s:e]) is not False
+
+
+def email(text: str, m: Any, s: int, e: int) -> bool:
+    return email_domain_ok(text[s:e])
+
+
+def ip_address(text: str, m: Any, s: int, e: int) -> bool:
+    """A real address (Presidio's check) that names a machine: not loopback, not unspecified."""
+    value = text[s:e]
+    return not _IP.invalidate_result(value) and not is_loopback(value.split("/")[0])
+
+
+def mac_address(text: str, m: Any, s: int, e: int) -> bool:
+    """Presidio's MAC check, minus all-decimal dash groups (a run directory named 24-05-01-12-00-03)."""
+    value = text[s:e]
+    if "-" in value and value.replace("-", "").isdigit():
+        return False
+    return not _MAC.invalidate_result(value)
 
 
 def fqdn_match(text: str, m: Any, s: int, e: int) -> bool:

@@ -19,6 +19,7 @@ from presidio_analyzer.context_aware_enhancers import ContextAwareEnhancer
 from presidio_analyzer.nlp_engine import NlpArtifacts, SpacyNlpEngine
 from presidio_anonymizer import AnonymizerEngine
 
+from service import linear_regex
 from service.errors import ConfigError
 from service.masking.base import Entry
 from service.masking.kinds import KINDS
@@ -96,8 +97,8 @@ class Masker:
             needles = sorted({n for e in self.entries for n in e.needles}, key=len, reverse=True)
             self._needle_entities = {n: _gated_by(n, needles, self.entries) for n in needles}
             self._needles = re.compile("|".join(map(re.escape, needles)))
-            self._triggers = re.compile("|".join(f"(?:{e.trigger})" for e in self.entries if e.trigger))
-            self._entity_triggers = [(e.entity, re.compile(e.trigger)) for e in self.entries if e.trigger]
+            self._triggers = linear_regex.compile("|".join(f"(?:{e.trigger})" for e in self.entries if e.trigger))
+            self._entity_triggers = [(e.entity, linear_regex.compile(e.trigger)) for e in self.entries if e.trigger]
             self.find("warm-up: MASTER_ADDR=gpu-node-1 10.0.0.1 a@b.com 4111 1111 1111 1111 00:1b:21:3a:4f:5c")
         except Exception as exc:  # Presidio or spaCy set-up: a broken installation, not bad input
             raise ConfigError(

@@ -12,6 +12,7 @@ import re
 from collections import Counter
 from collections.abc import Callable
 
+from service import linear_regex
 from service.masking.checks import words
 
 _DIGITS_TO_ZERO = bytes.maketrans(b"123456789", b"000000000")
@@ -20,7 +21,7 @@ _MAX_SHAPES = 100_000
 LEARNABLE = {"USERNAME": 256, "HOSTNAME": 256}  # entity -> most names learned per run
 # Patterns whose names need no learning (found again by their shape), or are too weak to teach a name.
 SELF_EVIDENT = frozenset({"fqdn", "node name", "node range", "data disk dir"})
-_NAME = re.compile(r"[A-Za-z][\w.-]{2,62}[A-Za-z0-9]")
+_NAME = linear_regex.compile(r"[A-Za-z][\w.-]{2,62}[A-Za-z0-9]")
 _NOT_LEARNED = words(
     """user users admin administrator root ubuntu debian centos fedora ec2-user azureuser runner worker
     workers node nodes host server train training model models data dataset test tests work home shared
@@ -38,7 +39,7 @@ class LearnedNames:
     def __init__(self) -> None:
         self.names: dict[str, str] = {}  # value -> entity, in the order learned
         self._per_entity: Counter[str] = Counter()
-        self._rx: re.Pattern[str] | None = None
+        self._rx: linear_regex.Regex | None = None
         self._shape_rx: re.Pattern[bytes] | None = None
         self._shapes: dict[bytes, bool] = {}  # line shape -> may hold a learned name (until the next name)
 
@@ -76,7 +77,12 @@ class LearnedNames:
         """Replace whole-word mentions of learned names with ``replace(entity, value)``."""
         if self._rx is None:
             names = "|".join(map(re.escape, sorted(self.names, key=len, reverse=True)))
-            self._rx = re.compile(r"(?<![A-Za-z0-9<])(?:" + names + r")(?![A-Za-z0-9])")
-        if not self._rx.search(text):
-            return text
-        return self._rx.sub(lambda m: replace(self.names[m.group()], m.group()), text)
+            # a whole word: not inside a longer name, nor a placeholder (<HOST_1>) already made
+            self._rx = linear_regex.compile(r"(?:^|[^A-Za-z0-9<])(?P<v>" + names + r")(?:$|[^A-Za-z0-9])")
+        pieces: list[str] = []
+        last = 0
+        for m in self._rx.finditer(text, resume="v"):
+            start, end = m.span("v")
+            pieces += (text[last:start], replace(self.names[m.group("v")], m.group("v")))
+            last = end
+        return "".join(pieces) + text[last:] if pieces else text

@@ -8,13 +8,16 @@ from __future__ import annotations
 
 import re
 
-PROTECTED: list[re.Pattern[str]] = [
-    re.compile(p, re.MULTILINE)
+from service import linear_regex
+
+# RE2 (linear time): where a look-around tested a neighbour, the pattern consumes it and the token is group v
+PROTECTED: list[linear_regex.Regex] = [
+    linear_regex.compile(p, re.MULTILINE)
     for p in (
         # [2024-05-01 12:00:03,123] / 2024-05-01T12:00:03.123456+00:00 (ISO 8601, never a date to mask)
         r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(?:[.,]\d+)?(?:Z|[+-]\d{2}:?\d{2})?",
         # I0501 12:00:03.123456 glog prefix (not inside a colon-separated MAC or IPv6 address)
-        r"(?<![:\w])\d{2}:\d{2}:\d{2}(?:[.,]\d+)?(?![:\w])",
+        r"(?:^|[^:\w])(?P<v>\d{2}:\d{2}:\d{2}(?:[.,]\d+)?)(?:$|[^:\w])",
         # nvidia-smi / Xid: PCI bus id 00000000:3B:00.0
         r"\b[0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-7]\b",
         # frame #3: ... + 0x7f3a2c000000
@@ -25,13 +28,13 @@ PROTECTED: list[re.Pattern[str]] = [
         # pip list / conda list rows: "nvidia-cudnn-cu12        8.9.2.26", "ninja  1.11.1.1"
         r"^\s*[A-Za-z0-9][\w.-]*\s{2,}v?\d+(?:\.\d+)+\S*",
         # pins and glued versions: nvidia-cudnn-cu12==8.9.2.26, /opt/TensorRT-8.5.3.1/lib, cudnn_8.9.2.26
-        r"(?<=[=<>~!]=)\s*v?\d+(?:\.\d+)+",
-        r"(?<=[A-Za-z][-_])v?\d+(?:\.\d+){2,}",
+        r"[=<>~!]=(?P<v>\s*v?\d+(?:\.\d+)+)",
+        r"[A-Za-z][-_](?P<v>v?\d+(?:\.\d+){2,})",
         # apt and wheel versions with a build suffix: 11.7.4.6~11.5.1-1ubuntu1, 2.1.2.1+cu121
-        r"\b\d+(?:\.\d+){2,}(?=[~+]\w)",
+        r"(?P<v>\b\d+(?:\.\d+){2,})[~+]\w",
         # v1.2.3.4 and long dotted numbers 1.2.3.4.5
-        r"(?<![\w.])v\d+(?:\.\d+){2,}",
-        r"(?<![\w.])\d+(?:\.\d+){4,}",
+        r"(?:^|[^\w.])(?P<v>v\d+(?:\.\d+){2,})",
+        r"(?:^|[^\w.])(?P<v>\d+(?:\.\d+){4,})",
         # memory figures and byte counts: 79.15 GiB, 1099511627776 bytes
         r"\b\d[\d,.]*\s?(?:bytes|[KMGTP]i?B)\b",
     )
@@ -39,7 +42,11 @@ PROTECTED: list[re.Pattern[str]] = [
 
 
 def protected_spans(text: str) -> list[tuple[int, int]]:
-    return [m.span() for rx in PROTECTED for m in rx.finditer(text)]
+    spans: list[tuple[int, int]] = []
+    for rx in PROTECTED:
+        group = "v" if "v" in rx.groupindex else 0
+        spans.extend(m.span(group) for m in rx.finditer(text, resume=group))
+    return spans
 
 
 def overlaps(start: int, end: int, spans: list[tuple[int, int]]) -> bool:

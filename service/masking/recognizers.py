@@ -8,28 +8,31 @@ See ``base.py`` for the rules needles and triggers follow, ``checks.py`` for the
 
 from __future__ import annotations
 
-from presidio_analyzer.predefined_recognizers import CreditCardRecognizer, IbanRecognizer
+import re
 
 from service.masking import checks
-from service.masking.base import Entry, LogEmailRecognizer, LogIpRecognizer, LogMacRecognizer, P
+from service.masking.base import Entry, P
 
 # ---------------------------------------------------------------- shared fragments
 
 _SEP = r"[\"']?\s*[:=]\s*[\"']?"  # KEY=value, KEY: value, "key": "value"
+# RE2 has no look-around: a boundary before a value is consumed, the value is the group ``v`` (base.P)
+_START = "(?:^|[^{}])".format  # where (?<![...]) stood: the start of the line or a character not in the class
+_END = "(?:$|[^{}])".format  # where (?![...]) stood
 _UNQUOTED = r"(?P<v>[^\s\"',;&)}\]]+)"
-_QUOTED = r"\s*[:=]\s*([\"'])(?P<v>[^\"'\n]+)\1"
+_QUOTED = r"\s*[:=]\s*[\"'](?P<v>[^\"'\n]+)[\"']"
 # DB_PASSWORD, PGPASSWORD, MYSQL_PWD, password, db_pass (not PWD=/opt/app, the working directory)
 _PW_KEY = (
     r"(?:\b[A-Z0-9_]*(?:PASSWORD|PASSWD|PASSPHRASE)|\b[A-Z0-9_]+_(?:PASS|PWD)"
-    r"|(?<![A-Za-z])(?:[Pp]ass(?:word|wd|phrase)|PASS(?:WORD|WD|PHRASE))|(?<=[_.-])(?:[Pp]ass|PASS|[Pp]wd|PWD))"
+    r"|(?:^|[^A-Za-z])(?:[Pp]ass(?:word|wd|phrase)|PASS(?:WORD|WD|PHRASE))|[_.-](?:[Pp]ass|PASS|[Pp]wd|PWD))"
 )
 _SECRET_WORD = (
     r"(?:[Ss]ecret|[Tt]oken|[Aa]pi[_-]?[Kk]ey|[Aa]pikey|[Aa]ccess[_-]?[Kk]ey|[Pp]rivate[_-]?[Kk]ey|[Cc]lient[_-]?[Ss]ecret"
     r"|[Cc]redentials?|[Aa]uth[_-]?[Kk]ey)"
 )
 _SECRET_KEY = (
-    r"(?P<k>\b[A-Z0-9_]*(?:SECRET|TOKEN|API_KEY|APIKEY|ACCESS_KEY|PRIVATE_KEY|CREDENTIALS?|AUTH_KEY)"
-    r"|(?<![A-Za-z0-9])(?:[A-Za-z0-9]+[_.-])*" + _SECRET_WORD + r")"
+    r"(?:^|[^A-Za-z0-9])(?P<k>[A-Z0-9_]*(?:SECRET|TOKEN|API_KEY|APIKEY|ACCESS_KEY|PRIVATE_KEY|CREDENTIALS?|AUTH_KEY)"
+    r"|(?:[A-Za-z0-9]+[_.-])*" + _SECRET_WORD + r")"
 )
 _SECRET_NEEDLES = ("secret", "token", "key", "credential")
 _AWS_SECRET_NAME = r"(?:[Aa]ws_?[Ss]ecret_?(?:[Aa]ccess_?)?[Kk]ey|AWS_?SECRET_?(?:ACCESS_?)?KEY|[Ss]ecret_?[Aa]ccess_?[Kk]ey|SECRET_?ACCESS_?KEY)"
@@ -40,6 +43,20 @@ _TLDS = "|".join(
     sorted(checks.CLUSTER_SUFFIXES | checks.STRONG_TLDS | checks.WEAK_TLDS | checks.FILE_LIKE_TLDS, key=len, reverse=True)
 )
 _URL_USERINFO = r"\b[A-Za-z][A-Za-z0-9+.-]*://"
+# after a host name: not more of a name; a dot only as the sentence's own (gpu-node-017. Retrying)
+_HOST_END = r"(?:$|[^\w.-]|\.(?:$|[^\w-]))"
+
+# Presidio's address patterns, with their look-arounds as consumed boundaries
+_CI = re.MULTILINE | re.IGNORECASE
+_OCTET = r"(?:25[0-5]|2[0-4][0-9]|[01]?[0-9][0-9]?)"
+_IPV4 = r"(?:" + _OCTET + r"\.){3}" + _OCTET
+_V6_PREFIX = r"(?:/(?:12[0-8]|1[01]\d|[1-9]?\d))?"
+_H16 = r"[0-9A-Fa-f]{1,4}"
+_IPV6 = (
+    r"(?:(?:H:){7}H|(?:H:){1,7}:|:(?::H){1,7}|(?:H:){1,6}:H|(?:H:){1,5}(?::H){1,2}|(?:H:){1,4}(?::H){1,3}"
+    r"|(?:H:){1,3}(?::H){1,4}|(?:H:){1,2}(?::H){1,5}|H:(?::H){1,6}|:(?::H){1,6})(?:%[0-9a-zA-Z]+)?"
+).replace("H", _H16) + _V6_PREFIX
+_IPV6_END = r"(?:$|[^\w:.]|\.(?:$|\D))"  # not more of an address, and not an IPv4 tail (the embedded pattern's)
 
 # ---------------------------------------------------------------- the registry
 
@@ -52,8 +69,8 @@ REGISTRY: list[Entry] = [
         patterns=(
             P(
                 "pem private key",
-                r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----(?:(?!-----END).)*"
-                r"(?:-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----(?:\\n)?)?",
+                r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----"
+                r"(?:.*?-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----(?:\\n)?|.*)",
             ),
         ),
         score=1.0,
@@ -70,7 +87,7 @@ REGISTRY: list[Entry] = [
     Entry(
         "AWS_SECRET_KEY",
         needles=("secret",),
-        patterns=(P("aws secret after its key name", _AWS_SECRET_NAME + _SEP + r"(?P<v>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])"),),
+        patterns=(P("aws secret after its key name", _AWS_SECRET_NAME + _SEP + r"(?P<v>[A-Za-z0-9/+]{40})" + _END("A-Za-z0-9/+=")),),
     ),
     # google.api_core.exceptions.Forbidden: 403 ... ?key=AIzaSyD-EXAMPLEEXAMPLEEXAMPLEEXAMPLE12
     Entry("GCP_API_KEY", needles=("aiza",), patterns=(P("google api key", r"\bAIza[0-9A-Za-z_-]{30,}"),)),
@@ -102,8 +119,8 @@ REGISTRY: list[Entry] = [
     Entry(
         "OPENAI_KEY",
         needles=("sk-",),
-        patterns=(P("openai key", r"\bsk-(?!ant-)(?:proj-|svcacct-|admin-|None-)?[A-Za-z0-9_-]{32,}"),),
-        check=checks.has_digit,
+        patterns=(P("openai key", r"\bsk-(?:proj-|svcacct-|admin-|None-)?[A-Za-z0-9_-]{32,}"),),
+        check=checks.openai_key,
     ),
     # fatal: Authentication failed for 'https://x-access-token:ghs_...@github.com/org/repo'
     Entry(
@@ -210,11 +227,44 @@ REGISTRY: list[Entry] = [
         check=checks.secret_setting,
     ),
     # print(batch) ... 'text': 'my card is 4111 1111 1111 1111'   (personal data inside printed samples)
-    Entry("CREDIT_CARD", trigger=r"(?<![0-9])\d{4}[- ]?\d{3,4}[- ]?\d{3,4}[- ]?\d{3}", stock=CreditCardRecognizer),
+    # (Presidio's credit-card pattern; its look-ahead refusing 13-digit numbers that start with 1, epoch
+    # milliseconds, is the check's; the Luhn checksum is Presidio's)
+    Entry(
+        "CREDIT_CARD",
+        trigger=_START("0-9") + r"\d{4}[- ]?\d{3,4}[- ]?\d{3,4}[- ]?\d{3}",
+        patterns=(P("credit card", r"\b(?:4\d{3}|5[0-5]\d{2}|6\d{3}|1\d{3}|3\d{3})[- ]?\d{3,4}[- ]?\d{3,4}[- ]?\d{3,5}\b"),),
+        check=checks.credit_card,
+    ),
     # ... 'iban': 'DE89 3704 0044 0532 0130 00'
-    Entry("IBAN_CODE", trigger=r"(?<![A-Za-z0-9])[A-Za-z]{2}\d{2}(?:[ -]?[A-Za-z0-9]{4}){2}", stock=IbanRecognizer),
+    # (Presidio's IBAN pattern, case-insensitive as Presidio runs it; country format and checksum are Presidio's)
+    Entry(
+        "IBAN_CODE",
+        trigger=_START("A-Za-z0-9") + r"[A-Za-z]{2}\d{2}(?:[ -]?[A-Za-z0-9]{4}){2}",
+        patterns=(
+            P(
+                "iban",
+                _START("A-Z0-9") + r"(?P<v>[A-Z]{2}[0-9]{2}(?:[ -]?[A-Z0-9]{4}){2,6}(?:[ -]?[A-Z0-9]{4})?(?:[ -]?[A-Z0-9]{1,3})?)"
+                + _END("A-Z0-9"),
+                flags=re.MULTILINE | re.IGNORECASE,
+            ),
+        ),
+        check=checks.iban,
+    ),
     # wandb: Currently logged in as: alice@example.com  |  git config user.email alice@corp.internal
-    Entry("EMAIL_ADDRESS", needles=("@",), stock=LogEmailRecognizer),
+    # (Presidio's email pattern; the domain must have a public suffix, offline, or a cluster-internal one)
+    Entry(
+        "EMAIL_ADDRESS",
+        needles=("@",),
+        patterns=(
+            P(
+                "email",
+                r"\b(?:[!#$%&'*+\-/=?^_`{|}~\w]|[!#$%&'*+\-/=?^_`{|}~\w][!#$%&'*+\-/=?^_`{|}~.\w]*[!#$%&'*+\-/=?^_`{|}~\w])"
+                r"@\w+(?:-+\w+)*(?:\.\w+(?:-+\w+)*)+\b",
+                flags=re.MULTILINE | re.IGNORECASE,
+            ),
+        ),
+        check=checks.email,
+    ),
     # File "/home/alice/llm/train.py", line 88  |  SLURM_JOB_USER=alice  |  C:\Users\alice\  |  alice@gpu-node-017:~$
     Entry(
         "USERNAME",
@@ -227,7 +277,7 @@ REGISTRY: list[Entry] = [
             # HF_HOME=/scratch/mchen/hf  |  /fsx/users/alice/ckpt  (HPC per-user areas: /scratch/$USER)
             P(
                 "scratch dir",
-                r"/(?:scratch|fsx|lustre|gpfs|nobackup)/(?:users?/|home/)?(?P<v>[a-z][a-z0-9._-]{1,31})(?=/)",
+                r"/(?:scratch|fsx|lustre|gpfs|nobackup)/(?:users?/|home/)?(?P<v>[a-z][a-z0-9._-]{1,31})/",
                 checks.scratch_user,
                 needles=("/scratch/", "/fsx/", "/lustre/", "/gpfs/", "/nobackup/"),
             ),
@@ -236,19 +286,19 @@ REGISTRY: list[Entry] = [
             # and the name is not learned, so the word is not masked elsewhere.
             P(
                 "data disk dir",
-                r"(?<![\w.-])/(?:data|mnt|nfs|storage|disk\d?|raid\d?)/(?P<v>[a-z][a-z0-9]{2,15})(?=[/:])",
+                _START(r"\w.-") + r"/(?:data|mnt|nfs|storage|disk\d?|raid\d?)/(?P<v>[a-z][a-z0-9]{2,15})[/:]",
                 checks.data_disk_user,
                 needles=("/data/", "/mnt/", "/nfs/", "/storage/", "/disk", "/raid"),
             ),
             P("windows home dir", r"\b[A-Za-z]:(?:\\\\|\\|/)(?:[Uu]sers|USERS)(?:\\\\|\\|/)(?P<v>[^\\/\s\"':*?<>|]+)", needles=("users",)),
             P(
                 "user env",
-                r"(?<![A-Za-z0-9_])(?:SLURM_JOB_USER|SLURM_USER|USER|LOGNAME|USERNAME|SUDO_USER|PBS_O_LOGNAME|LSB_USER|WANDB_ENTITY|WANDB_USERNAME)"
+                _START("A-Za-z0-9_") + r"(?:SLURM_JOB_USER|SLURM_USER|USER|LOGNAME|USERNAME|SUDO_USER|PBS_O_LOGNAME|LSB_USER|WANDB_ENTITY|WANDB_USERNAME)"
                 + _SEP + r"(?P<v>[A-Za-z0-9._-]+)",
                 needles=("user", "logname", "wandb_entity"),
             ),
             # [prolog] job 88122 user svcml partition h100 | job 5518032 'vit' user=tnakamura | user: alice
-            P("user setting", r"(?<![A-Za-z0-9_])(?:[Uu]ser(?:_?[Nn]ame)?|USER(?:_?NAME)?)" + _SEP + r"(?P<v>[A-Za-z0-9._-]+)", needles=("user",)),
+            P("user setting", _START("A-Za-z0-9_") + r"(?:[Uu]ser(?:_?[Nn]ame)?|USER(?:_?NAME)?)" + _SEP + r"(?P<v>[A-Za-z0-9._-]+)", needles=("user",)),
             P("slurm job user", r"\bjob\s+\d+\b[^\n]*?\buser\s+(?P<v>[A-Za-z][A-Za-z0-9._-]*)", needles=("job",)),
             # == job 991203 (mtorres) on gpu-c11,gpu-c12 ==
             P("slurm job banner", r"\bjob\s+\d+\s+\((?P<v>[A-Za-z][A-Za-z0-9._-]*)\)", needles=("job",)),
@@ -258,19 +308,19 @@ REGISTRY: list[Entry] = [
             P("psql user flag", r"\bpsql\b[^\n]*?\s-U\s*(?P<v>[A-Za-z0-9._-]+)", needles=("psql",)),
             P("user flag", r"--(?:db[_-])?user(?:name)?(?:=|\s+)(?P<v>[A-Za-z0-9._-]+)", needles=("--",)),
             P("odbc user id", r"(?:\b[Uu]ser\s?[Ii][Dd]|\bUSER\s?ID|\b[Uu]id|\bUID)\s*=\s*(?P<v>[^;\s\"']+)", needles=("uid", "user id", "userid")),
-            P("shell prompt", r"\b(?P<v>[a-z_][a-z0-9_-]*)@(?=[A-Za-z0-9][\w.-]*:[~/])", needles=("@",)),
+            P("shell prompt", r"\b(?P<v>[a-z_][a-z0-9_-]*)@[A-Za-z0-9][\w.-]*:[~/]", needles=("@",)),
             # (rpatel) $ python train_seg.py ...   (a bare prompt whose only name is the person's)
             P("bare prompt name", r"^\((?P<v>[A-Za-z][A-Za-z0-9._-]*)\) [$#] ", checks.prompt_env_user, needles=("$", "#")),
             # who / w / last: "tgarcia  pts/5        2026-11-30 04:12 (10.0.0.7)"
             P("who line", r"^(?P<v>[A-Za-z_][\w.-]{1,31})\s+(?:pts/\d+|tty\w*|:\d+)\s+(?:\d{4}-\d\d-\d\d|[A-Z][a-z]{2} )",
               checks.user_value, needles=("pts/", "tty", " :")),
             # ls -l: "-rw-rw-r-- 1 priya.raman ml 651 Feb  2 21:47 config.json" (the owner column)
-            P("ls owner", r"(?<![\w-])[-dlcbps][r-][w-][xsS-][r-][w-][xsS-][r-][w-][xtT-][.+@]?\s+\d+\s+(?P<v>[A-Za-z_][\w.-]{0,31})\s+[\w.-]+\s+\d",
+            P("ls owner", _START(r"\w-") + r"[-dlcbps][r-][w-][xsS-][r-][w-][xsS-][r-][w-][xtT-][.+@]?\s+\d+\s+(?P<v>[A-Za-z_][\w.-]{0,31})\s+[\w.-]+\s+\d",
               checks.user_value, needles=("r--", "rw-", "r-x", "rwx")),
             P("user in url", _URL_USERINFO + r"(?P<v>[^\s:/@]+)(?::[^\s@/]*)?@", needles=("://",)),
             P("wandb entity", r"\bwandb\.ai/(?P<v>[A-Za-z0-9_-]+)/", needles=("wandb.ai/",)),
             # wandb: Currently logged in as: alice (alice-team). Use `wandb login --relogin` to force relogin
-            P("wandb logged in", r"\blogged in as:?\s+(?P<v>[A-Za-z0-9_-]+(?:\.[A-Za-z0-9_-]+)*)(?![\w@])", needles=("logged in as",)),
+            P("wandb logged in", r"\blogged in as:?\s+(?P<v>[A-Za-z0-9_-]+(?:\.[A-Za-z0-9_-]+)*)" + _END(r"\w@"), needles=("logged in as",)),
             P("wandb team", r"\blogged in as:?\s+\S+\s+\((?P<v>[A-Za-z0-9_-]+)\)", needles=("logged in as",)),
             P("netrc inline login", r"\bmachine\s+\S+\s+login\s+(?P<v>\S+)", needles=("machine",)),
             P("netrc login line", r"^\s*login\s+(?P<v>[\w.@+-]+)\s*$", needles=("login",)),
@@ -282,43 +332,44 @@ REGISTRY: list[Entry] = [
         "HOSTNAME",
         needles=("ip-", "node", "gpu", "dgx", "compute", "hpc", "nid", "login", "worker", "host", "srv", "server",
                  "addr", "connect", "resolve", "machine", "@", "://", "kubectl", "namespace"),
-        trigger=r"\.(?=[A-Za-z])(?i:" + _TLDS + r")\b|(?:cn|gn|vm)\d|:\d+:\d+ \[\d+\]|\[[A-Za-z][\w.-]*:\d+\]|[a-z0-9-]\[\d",
+        trigger=r"\.(?i:" + _TLDS + r")\b|(?:cn|gn|vm)\d|:\d+:\d+ \[\d+\]|\[[A-Za-z][\w.-]*:\d+\]|[a-z0-9-]\[\d",
         patterns=(
             # [c10d] The client socket has timed out ... (gpu-node-017.cluster.internal, 29500)
             P(
                 "fqdn",
-                r"(?<![\w.-])(?P<v>(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)+[A-Za-z]{2,63})(?![\w-]|\.[\w-])",
+                _START(r"\w.-") + r"(?P<v>(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)+[A-Za-z]{2,63})" + _HOST_END,
                 checks.fqdn_match,
                 needles=(".",),
             ),
             # kubectl -n ml-team-a logs ...  |  Namespace:  ml-team-a  (a namespace names internal infrastructure, as a host does)
             P(
                 "kubernetes namespace",
-                r"(?:\bkubectl\b[^|;\n]*?\s(?:-n|--namespace)[ =]|(?<![\w.])[Nn]amespace:\s+|\bnamespace=)(?P<v>[a-z0-9](?:[-a-z0-9]{0,61}[a-z0-9])?)(?![\w.-])",
+                r"(?:\bkubectl\b[^|;\n]*?\s(?:-n|--namespace)[ =]|" + _START(r"\w.") + r"[Nn]amespace:\s+|\bnamespace=)(?P<v>[a-z0-9](?:[-a-z0-9]{0,61}[a-z0-9])?)" + _END(r"\w.-"),
                 checks.k8s_namespace,
                 needles=("kubectl", "namespace"),
             ),
             # gpu-node-017:2345:2345 [3] NCCL INFO ...  |  ip-10-0-3-17  |  nid001234
             P(
                 "node name",
-                r"(?<![\w.-])(?P<v>(?:[a-z0-9]+-)*" + _HOST_WORDS + r"(?:-?[a-z0-9]+)*)(?![\w-]|\.[\w-])",
+                _START(r"\w.-") + r"(?P<v>(?:[a-z0-9]+-)*" + _HOST_WORDS + r"(?:-?[a-z0-9]+)*)" + _HOST_END,
                 checks.node_match,
                 needles=("ip", "node", "gpu", "dgx", "compute", "hpc", "nid", "login", "worker", "host", "srv", "server", "vm", "cn", "gn"),
             ),
             # SLURM_JOB_NODELIST=gpu-node-[001-004,017]  |  nodes gpu-h[01-02]
-            P("node range", r"(?<![\w.-])(?P<v>[a-z][a-z0-9-]*\[[\d,-]+\][\w-]*)", checks.node_match, needles=("[",)),
+            P("node range", _START(r"\w.-") + r"(?P<v>[a-z][a-z0-9-]*\[[\d,-]+\][\w-]*)", checks.node_match, needles=("[",)),
             P(
                 "node list",
-                r"(?<=(?:(?i:nodelist|node_list|nodenames?)|(?<![A-Za-z_])(?i:nodes))" + _SEP + r"(?:" + _NODE_ELEM + r",)*)"
-                r"(?P<v>" + _NODE_ELEM + r")",
+                r"(?:(?i:nodelist|node_list|nodenames?)|" + _START("A-Za-z_") + r"(?i:nodes))" + _SEP
+                + r"(?P<v>" + _NODE_ELEM + r"(?:," + _NODE_ELEM + r")*)",
                 needles=("node",),
+                split=",",
             ),
             # [prolog] job 88122 user svcml partition h100 nodes gpu-h[01-02] started
-            P("nodes word", r"(?<![A-Za-z_])(?i:nodes?|nodelist)\s+(?P<v>" + _NODE_ELEM + r")", checks.host_weak, needles=("node",)),
+            P("nodes word", _START("A-Za-z_") + r"(?i:nodes?|nodelist)\s+(?P<v>" + _NODE_ELEM + r")", checks.host_weak, needles=("node",)),
             # MASTER_ADDR=trainer-0  |  SLURMD_NODENAME=a100x8-17  |  HOSTNAME=box17
             P(
                 "host env",
-                r"(?<![A-Za-z0-9_])(?:[A-Z0-9_]*_)?(?:ADDR|HOST|HOSTNAME|NODENAME|NODE_NAME)" + _SEP + _HOST_VALUE,
+                _START("A-Za-z0-9_") + r"(?:[A-Z0-9_]*_)?(?:ADDR|HOST|HOSTNAME|NODENAME|NODE_NAME)" + _SEP + _HOST_VALUE,
                 needles=("addr", "host", "node"),
             ),
             P(
@@ -339,18 +390,46 @@ REGISTRY: list[Entry] = [
             ),
             P("nccl prefix", r"^\s*" + _HOST_VALUE + r":\d+:\d+ \[\d+\]", needles=(" [",)),
             P("host:rank tag", r"\[" + _HOST_VALUE + r":\d+\]", checks.host_weak, needles=("[",)),
-            P("shell prompt host", r"\b[a-z_][a-z0-9_-]*@" + _HOST_VALUE + r"(?=:[~/])", needles=("@",)),
-            P("url host", r"\b[a-z][a-z0-9+.-]*://(?:[^\s/@]*@)?" + _HOST_VALUE + r"(?=[:/\s\"']|$)", checks.host_weak, needles=("://",)),
+            P("shell prompt host", r"\b[a-z_][a-z0-9_-]*@" + _HOST_VALUE + r":[~/]", needles=("@",)),
+            P("url host", r"\b[a-z][a-z0-9+.-]*://(?:[^\s/@]*@)?" + _HOST_VALUE + r"(?:[:/\s\"']|$)", checks.host_weak, needles=("://",)),
             P("netrc machine", r"\bmachine\s+" + _HOST_VALUE, checks.host_weak, needles=("machine",)),
         ),
         check=checks.host_strong,  # context patterns: a machine name, not "localhost", an IP or a placeholder
     ),
     # NCCL INFO NET/Socket : Using [0]eth0:10.0.3.17<0>  |  fe80::1c2:3dff:fe4e:5f60%ib0
-    Entry("IP_ADDRESS", trigger=r"\.\d{1,3}\.\d{1,3}\.\d|::|:[0-9A-Fa-f]{1,4}:[0-9A-Fa-f]{1,4}:", stock=LogIpRecognizer),
+    # (Presidio's IP patterns, as it runs them: case-insensitive; loopback and unspecified addresses stay)
+    Entry(
+        "IP_ADDRESS",
+        trigger=r"\.\d{1,3}\.\d{1,3}\.\d|::|:[0-9A-Fa-f]{1,4}:[0-9A-Fa-f]{1,4}:",
+        patterns=(
+            # ::ffff:10.0.3.17
+            P("ipv4 mapped", _START(r"\w:") + r"(?P<v>::(?:ffff(?::0{1,4})?:)?" + _IPV4 + _V6_PREFIX + r")\b", flags=_CI),
+            # 64:ff9b::10.0.3.17
+            P(
+                "ipv4 embedded",
+                _START(r"\w:") + r"(?P<v>(?:(?:" + _H16 + r":){1,5}:(?:" + _H16 + r":){0,4}|(?:" + _H16 + r":){6})"
+                + _IPV4 + _V6_PREFIX + r")\b",
+                flags=_CI,
+            ),
+            # Connecting to 10.0.3.17:29500  |  NCCL INFO NET/Socket : Using [0]eth0:10.0.3.17<0>
+            P("ipv4", r"\b" + _IPV4 + r"(?:/(?:[0-2]?\d|3[0-2]))?\b", flags=_CI),
+            # fe80::1c2:3dff:fe4e:5f60%ib0
+            P("ipv6", _START(r"\w:") + r"(?P<v>" + _IPV6 + r")" + _IPV6_END, flags=_CI),
+            # NCCL INFO NET/IB : Using [0]mlx5_0:1/IB ; OOB eth0:fe80::1c2:3dff:fe4e:5f60%eth0<0>
+            # (the stock IPv6 pattern refuses a colon before the address; here an interface name precedes it)
+            P("ipv6 after interface", r"\b[A-Za-z][A-Za-z0-9]{0,15}:(?P<v>" + _IPV6 + r")" + _IPV6_END, flags=_CI),
+        ),
+        check=checks.ip_address,
+    ),
     # 2: ib0: <BROADCAST,MULTICAST,UP> ... link/ether 00:1b:21:3a:4f:5c
     Entry(
         "MAC_ADDRESS",
         trigger=r":[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}:|-[0-9A-Fa-f]{2}-[0-9A-Fa-f]{2}-|\.[0-9A-Fa-f]{4}\.[0-9A-Fa-f]{4}",
-        stock=LogMacRecognizer,
+        patterns=(
+            P("mac colon", r"\b[0-9A-Fa-f]{2}(?::[0-9A-Fa-f]{2}){5}\b", flags=_CI),
+            P("mac hyphen", r"\b[0-9A-Fa-f]{2}(?:-[0-9A-Fa-f]{2}){5}\b", flags=_CI),
+            P("mac cisco dot", r"\b[0-9A-Fa-f]{4}\.[0-9A-Fa-f]{4}\.[0-9A-Fa-f]{4}\b", flags=_CI),
+        ),
+        check=checks.mac_address,
     ),
 ]

@@ -10,13 +10,13 @@ segment text. Caches belong to one run and hold spans and rendered text; they ar
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from collections.abc import Iterable, Iterator
 
 from presidio_anonymizer.entities import OperatorConfig
 from presidio_anonymizer.entities import RecognizerResult as AnonResult
 
+from service import linear_regex
 from service.masking.engine import Masker, Span
 from service.masking.kinds import KINDS
 from service.masking.learned import LearnedNames
@@ -27,25 +27,26 @@ _MAX_SHAPES = 100_000
 _MAX_SEGMENTS = 50_000
 
 # [rank3]: | [default3]: | 3: (srun --label) | [2024-05-01 12:00:03,123] | 2024-05-01T12:00:03Z | [INFO]
-_SAFE_PREFIX = re.compile(
-    r"(?:\s*(?:\[(?:rank|default)?\d+\]:?|\d+:(?=\s)"
+_SAFE_PREFIX = linear_regex.compile(
+    r"(?:\s*(?:\[(?:rank|default)?\d+\]:?|\d+:\s"
     r"|\[?\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(?:[.,]\d+)?(?:Z|[+-]\d{2}:?\d{2})?\]?"
     r"|\[(?:DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL|FATAL)\]))+\s?"
 )
 # gpu-node-017: [rank3]: ... (pdsh / deepspeed launcher) | gpu-node-017:2345:2345 [3] NCCL INFO ...
-_LAUNCHER_PREFIX = re.compile(r"(?P<host>[A-Za-z0-9][\w.-]*)(?::\d+:\d+ \[\d+\] |: )")
+_LAUNCHER_PREFIX = linear_regex.compile(r"(?P<host>[A-Za-z0-9][\w.-]*)(?::\d+:\d+ \[\d+\] |: )")
 _HOST_ENTITIES = frozenset({"HOSTNAME", "IP_ADDRESS"})
 
 # The tags that say which process printed a line; a private-key block is tracked per tag, so other
 # ranks' output interleaved with rank 0's block neither ends it nor gets swallowed by it.
-_STREAM_TAG = re.compile(r"(?:\s*(?:\[(?:rank|default)?\d+\]:?|\d+:(?=\s)|[A-Za-z0-9][\w.-]*:(?=\s)))*")
+_STREAM_TAG = linear_regex.compile(r"(?:\s*(?:\[(?:rank|default)?\d+\]:?|\d+:\s|[A-Za-z0-9][\w.-]*:\s))*")
 _MAX_OPEN_BLOCKS = 1024
-_PEM_BEGIN = re.compile(r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----")
-_PEM_END = re.compile(r"-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----")
-_PEM_BODY = re.compile(r"(?:[A-Za-z0-9+/=]{8,}|(?:Proc-Type|DEK-Info|Comment):.*)\s*$")
+_PEM_BEGIN = linear_regex.compile(r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----")
+_PEM_END = linear_regex.compile(r"-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----")
+_PEM_BODY = linear_regex.compile(r"(?:[A-Za-z0-9+/=]{8,}|(?:Proc-Type|DEK-Info|Comment):.*)\s*$")
+_PEM_BARE_BODY = linear_regex.compile(r"\s*[A-Za-z0-9+/=]{40,}\s*")  # a whole line of key material, no prefix
 _PEM_MAX_PREFIX = 64
-_NETRC_WANDB_MACHINE = re.compile(r"^\s*machine\s+api\.wandb\.ai\s*$")
-_NETRC_PASSWORD = re.compile(r"^(?P<pre>.*?\bpassword\s+)(?P<v>[A-Za-z0-9_-]{40,})\s*$")
+_NETRC_WANDB_MACHINE = linear_regex.compile(r"^\s*machine\s+api\.wandb\.ai\s*$")
+_NETRC_PASSWORD = linear_regex.compile(r"^(?P<pre>.*?\bpassword\s+)(?P<v>[A-Za-z0-9_-]{40,})\s*$")
 
 
 class MaskState:
@@ -144,23 +145,40 @@ def mask_segment(text: str, masker: Masker, state: MaskState, shape: bytes | Non
     return state.segment(text, masker)
 
 
-def _pem_continuation(line: str, tag: str, masker: Masker, state: MaskState) -> str | None:
-    """Mask a line inside an open private-key block, or return None when the block has ended."""
+def _pem_owner(line: str, tag: str, state: MaskState) -> str | None:
+    """The open block a line continues: its own tag's, or, for a bare key line, the block it must belong to.
+
+    ``[rank3]: -----BEGIN RSA PRIVATE KEY-----`` is often followed by body lines printed without the
+    rank prefix (a multi-line string logged once): a line that is nothing but key material, or the END
+    marker, continues the block opened without a prefix, or the one open block when there is just one.
+    """
+    if tag in state.pem_open:
+        return tag
+    if not (_PEM_BARE_BODY.fullmatch(line, len(tag)) or _PEM_END.search(line)):
+        return None
+    if "" in state.pem_open:
+        return ""
+    return next(iter(state.pem_open)) if len(state.pem_open) == 1 else None
+
+
+def _pem_continuation(line: str, tag: str, masker: Masker, state: MaskState, owner: str | None = None) -> str | None:
+    """Mask a line inside an open private-key block (``owner``'s), or return None when the block has ended."""
+    owner = tag if owner is None else owner
     end = _PEM_END.search(line)
     core = line[: end.start()] if end else line
     body = _PEM_BODY.search(core)
     if body is None and end is None:
         if not core[len(tag) :].strip():
             return line
-        state.pem_open.discard(tag)  # a truncated block: this line is ordinary text
+        state.pem_open.discard(owner)  # a truncated block: this line is ordinary text
         return None
     start = body.start() if body else len(core)
     if start > _PEM_MAX_PREFIX:
-        state.pem_open.discard(tag)
+        state.pem_open.discard(owner)
         return None
     out = mask_segment(line[:start], masker, state) + "<PRIVATE_KEY>"
     if end:
-        state.pem_open.discard(tag)
+        state.pem_open.discard(owner)
         out += mask_segment(line[end.end() :], masker, state)
     return out
 
@@ -178,8 +196,9 @@ def _mask_line(line: str, shape: bytes, masker: Masker, state: MaskState) -> str
     tag = ""
     if state.pem_open:
         tag = _STREAM_TAG.match(line).group()  # type: ignore[union-attr]  # matches the empty string at least
-        if tag in state.pem_open:
-            out = _pem_continuation(line, tag, masker, state)
+        owner = _pem_owner(line, tag, state)
+        if owner is not None:
+            out = _pem_continuation(line, tag, masker, state, owner)
             if out is not None:
                 return out
     if state.netrc_wandb_lines:

@@ -191,3 +191,19 @@ def test_common_words_and_short_names_are_not_learned(masker: Masker) -> None:
 def test_an_ipv4_mapped_address_shares_its_ipv4_pseudonym(masker: Masker) -> None:
     text, _ = mask_text("Using ib0:10.44.1.17<0>\nlocalGid ::ffff:10.44.1.17 remoteGid ::ffff:10.44.1.18", masker)
     assert text == "Using ib0:<IP_1><0>\nlocalGid <IP_1> remoteGid <IP_2>"
+
+
+@pytest.mark.parametrize(
+    "begin",
+    ["[rank3]: ", "[default1]:", "2026-11-30 04:12:09 gpu-node-017: ", "7: "],
+    ids=["rank prefix", "default prefix", "timestamp and host", "srun label"],
+)
+def test_a_key_whose_begin_line_has_a_prefix_and_whose_body_lines_do_not_is_masked(masker: Masker, begin: str) -> None:
+    """A key printed as one multi-line string: only its first line gets the launcher's prefix."""
+    body = ["MIIEowIBAAKCAQEAu1SU1LfVLPHCozMxH2Mo4lgOEePzNm0tRgeLezV6ffAt0gun",
+            "VTLw7onLRnrq0/IzW7yWR7QkrmBL7jTKEn5u+qKhbwKfBstIs+bMY2Zkp18gnTxK"]
+    text, _ = mask_text("\n".join([begin + "-----BEGIN RSA PRIVATE KEY-----", *body,
+                                        "-----END RSA PRIVATE KEY-----", begin + "step 12 loss 2.31"]), masker)
+    assert not any(b in text for b in body), text
+    assert "END RSA PRIVATE KEY" not in text
+    assert text.splitlines()[-1].endswith("step 12 loss 2.31")  # the block ended: ordinary lines stay

@@ -1,9 +1,16 @@
-"""The two types every rule module uses: a rule and a boost."""
+"""The two types every rule module uses: a rule and a boost.
+
+Every pattern runs on RE2 (``service/linear_regex.py``), in time linear in the line: no look-around.
+What a negative look-ahead used to exclude is data: ``not_with`` patterns, which a matched line (or,
+for a fact boost, the fact's value) must not match.
+"""
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+
+from service import linear_regex
 
 
 @dataclass(frozen=True)
@@ -15,6 +22,7 @@ class Boost:
     fact: str | None = None
     value: str | None = None
     line: str | None = None
+    not_with: str | None = None  # the fact's value, or the line that matched ``line``, must not match this
 
 
 @dataclass(frozen=True)
@@ -28,7 +36,12 @@ class Rule:
     boosts: tuple[Boost, ...] = ()
     consequence: bool = False
     summary: bool = False  # the launcher's summary of an exit: steps aside for any other rule that fired
-    compiled: tuple[re.Pattern[str], ...] = field(init=False, repr=False, compare=False)
+    not_with: tuple[str, ...] = ()  # a line that ``match`` found is not this rule's when it matches one of these
+    compiled: tuple[linear_regex.Regex, ...] = field(init=False, repr=False, compare=False)
+    excluded: tuple[linear_regex.Regex, ...] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "compiled", tuple(re.compile(p) for p in self.match))
+        object.__setattr__(self, "compiled", tuple(linear_regex.compile(p) for p in self.match))
+        object.__setattr__(self, "excluded", tuple(linear_regex.compile(p) for p in self.not_with))
+        for p in (*self.needs, *self.unless, *(x for b in self.boosts for x in (b.value, b.line, b.not_with) if x)):
+            linear_regex.compile(p, re.MULTILINE)  # refused now, at import, rather than on the first log

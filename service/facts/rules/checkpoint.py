@@ -21,8 +21,9 @@ RULES: tuple[Rule, ...] = (
         "state-dict-header",
         "checkpoint-key-mismatch",
         # the header alone (the key list cut off): "RuntimeError: Error(s) in loading state_dict for ResNet:"
-        (r"Error\(s\) in loading state_dict for (?!FullyShardedDataParallel)\w+",),
+        (r"Error\(s\) in loading state_dict for \w+",),
         0.5,
+        not_with=(r"Error\(s\) in loading state_dict for FullyShardedDataParallel",),  # the FSDP entry's
         unless=(r"size mismatch for \S+: copying a param with shape",),
     ),
     Rule(

@@ -61,7 +61,7 @@ RULES: tuple[Rule, ...] = (
         # "NCCL INFO Channel 00/0 : 0[0] -> 1[1] via P2P/IPC" / "via P2P/CUMEM" / "via P2P/direct pointer"
         needs=(r"via P2P/(?:IPC|CUMEM|direct pointer)",),
         boosts=(
-            Boost(0.25, "consumer GPUs, which do not support P2P over PCIe", fact="gpu_model", value=r"GeForce|RTX \d{4}\b(?! Ada)"),
+            Boost(0.25, "consumer GPUs, which do not support P2P over PCIe", fact="gpu_model", value=r"GeForce|RTX \d{4}\b", not_with=r"RTX \d{4} Ada"),
             # nvidia-smi topo -m: "GPU0	 X 	PHB	0-47" (through the host bridge: VMs and ACS break P2P there)
             Boost(0.25, "the GPUs talk through the PCIe host bridge or the CPU interconnect (nvidia-smi topo: PHB/SYS)",
                   line=r"(?m)^GPU\d+\s+(?:X\s+)?(?:\S+\s+)*(?:PHB|SYS)\b"),

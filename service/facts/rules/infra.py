@@ -5,6 +5,10 @@ from __future__ import annotations
 from service.facts.rules.base import Boost, Rule
 from service.facts.rules.memory import OOM_KILLER, SCHEDULER_KILL, SIGKILLED
 
+# a full /dev/shm, the DataLoader's shared memory or NCCL's, is the shm entries' and not a full disk:
+# "unable to write to file </torch_1234_567_0>: No space left on device (28)" | "posix_fallocate failed"
+_SHM_WRITE = r"/dev/shm|</torch_|posix_fallocate"
+
 RULES: tuple[Rule, ...] = (
     Rule(
         "too-many-open-files",
@@ -22,7 +26,7 @@ RULES: tuple[Rule, ...] = (
         "disk-full",
         (
             # "OSError: [Errno 28] No space left on device: '/checkpoints/step_1200/pytorch_model.bin'" (not /dev/shm: see the shm entries)
-            r"^(?!.*(?:/dev/shm|</torch_|posix_fallocate)).*\[Errno 28\] No space left on device",
+            r"\[Errno 28\] No space left on device",
             # torch.save on a full disk: "RuntimeError: [enforce fail at inline_container.cc:595] . unexpected pos 1493571328 vs 1493571216";
             # "PytorchStreamWriter failed writing file data/123: file write failed"
             r"unexpected pos \d+ vs \d+|PytorchStreamWriter failed writing file",
@@ -33,14 +37,16 @@ RULES: tuple[Rule, ...] = (
         boosts=(
             Boost(-0.4, "the full device is /dev/shm (see the shm and NCCL entries)", line=r"/dev/shm/|posix_fallocate failed|unable to write to file </torch_"),
         ),
+        not_with=(_SHM_WRITE,),
     ),
     Rule(
         "no-space-left",
         "disk-full",
         # without the errno: "tar: ...: Cannot write: No space left on device" (tar, git, pip, the kernel); not /dev/shm
         # ("unable to write to file </torch_1234_567_0>: No space left on device (28)" is the DataLoader's shared memory)
-        (r"^(?!.*(?:/dev/shm|</torch_|posix_fallocate)).*No space left on device",),
+        (r"No space left on device",),
         0.6,
+        not_with=(_SHM_WRITE,),
         boosts=(
             Boost(-0.4, "the full device is /dev/shm (see the shm and NCCL entries)", line=r"/dev/shm/|posix_fallocate failed|unable to write to file </torch_"),
         ),

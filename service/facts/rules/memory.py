@@ -39,7 +39,7 @@ RULES: tuple[Rule, ...] = (
             Boost(0.5, "reserved-but-unallocated memory is larger than the failed request and a sizable share of the GPU", fact="oom_fragmented", value="yes"),
             # DeepSpeed ZeRO-3: "pytorch allocator cache flushes since last step. this happens when there is high memory pressure"
             Boost(0.1, "DeepSpeed warned about allocator cache flushes", line=r"allocator cache flushes since last step"),
-            Boost(-0.2, "expandable_segments is already on", line=r"PYTORCH_CUDA_ALLOC_CONF=\S*expandable_segments:True(?!\S* to avoid)"),
+            Boost(-0.2, "expandable_segments is already on", line=r"PYTORCH_CUDA_ALLOC_CONF=\S*expandable_segments:True", not_with=r"expandable_segments:True\S* to avoid"),
         ),
     ),
     Rule(

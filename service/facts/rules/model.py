@@ -50,7 +50,8 @@ RULES: tuple[Rule, ...] = (
             #  (when checking argument for argument index in method wrapper_CUDA__index_select)"
             r"Expected all tensors to be on the same device",
             # conv with mixed devices: "Input type (torch.FloatTensor) and weight type (torch.cuda.FloatTensor) should be the same"
-            r"Input type \(torch\.cuda\.\w+\) and weight type \(torch\.(?!cuda)\w+\)|Input type \(torch\.(?!cuda)\w+\) and weight type \(torch\.cuda\.\w+\)",
+            # (\w+ holds no dot, so "torch\.\w+\)" is never torch.cuda.*)
+            r"Input type \(torch\.cuda\.\w+\) and weight type \(torch\.\w+\)|Input type \(torch\.\w+\) and weight type \(torch\.cuda\.\w+\)",
             # torch < 1.9: "Expected object of device type cuda but got device type cpu for argument #1 'self'"
             r"Expected object of device type \w+ but got device type \w+",
             # "RuntimeError: Expected tensor for argument #1 'indices' to have the same device as tensor for argument #2 'weight'"

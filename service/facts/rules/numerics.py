@@ -34,7 +34,7 @@ RULES: tuple[Rule, ...] = (
         0.5,
         boosts=(
             # the scale already collapsed to 1 or below: "reducing to 1", "loss scale to 0.25", "setting loss scale to: 6.1e-05"
-            Boost(0.3, "the loss scale fell to 1 or below", line=r"(?:reducing (?:loss scale )?to|loss scale to:?|to) (?:1(?:\.0)?|0\.\d+|\d(?:\.\d+)?e-\d+)\b(?!\.\d)"),
+            Boost(0.3, "the loss scale fell to 1 or below", line=r"(?:reducing (?:loss scale )?to|loss scale to:?|to) (?:1(?:\.0)?|0\.\d+|\d(?:\.\d+)?e-\d+)\b(?:$|[^.]|\.(?:$|\D))"),
             Boost(0.05, "fp16 (not bf16) training", fact="precision", value="^fp16$"),
         ),
     ),
@@ -45,7 +45,7 @@ RULES: tuple[Rule, ...] = (
             # HF Trainer: "{'loss': nan, 'grad_norm': nan, 'learning_rate': 1.9e-05, 'epoch': 0.42}"
             r"'loss': nan\b",
             # progress lines: "step 1200 | loss: nan", "loss=nan", "train/loss nan"
-            r"(?i:(?<![a-z])loss\b['\"]?\s*[:=]?\s*nan\b)",
+            r"(?i:(?:^|[^a-z])loss\b['\"]?\s*[:=]?\s*nan\b)",
             # "RuntimeError: Loss is nan, stopping training" (timm and friends); Lightning "... loss is NaN"
             r"(?i:loss (?:is|became|was) nan)",
             # anomaly mode: "RuntimeError: Function 'LogSoftmaxBackward0' returned nan values in its 0th output."
@@ -148,7 +148,9 @@ RULES: tuple[Rule, ...] = (
             r"(?:mat1|self) and mat2 must have the same dtype",
             # conv with the same device but different dtypes: "Input type (torch.cuda.HalfTensor) and weight type (torch.cuda.FloatTensor)
             #  should be the same"; "Input type (c10::Half) and bias type (float) should be the same"
-            r"Input type \(torch\.(?P<input_device>cuda\.|)\w+\) and weight type \(torch\.(?P=input_device)\w+\) should be the same",
+            # (\w+ holds no dot: "torch\.\w+" on both sides is CPU and CPU)
+            r"Input type \(torch\.cuda\.\w+\) and weight type \(torch\.cuda\.\w+\) should be the same"
+            r"|Input type \(torch\.\w+\) and weight type \(torch\.\w+\) should be the same",
             r"Input type \([\w:]+\) and bias type \([\w:]+\) should be the same",
             # SDPA: "Expected query, key, and value to have the same dtype, but got query.dtype: float key.dtype: c10::Half"
             r"Expected query, key, and value to have the same dtype",
