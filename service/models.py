@@ -183,6 +183,20 @@ class CollateralOut(BaseModel):
     why: str
 
 
+class TimelineEvent(BaseModel):
+    """One error line on the cross-rank timeline, as the page's swimlane and the JSON show it."""
+
+    order: int  # position on the timeline (timestamps where lines have them, else where they were printed)
+    rank: int | None = None
+    file: str
+    line: int
+    kind: str
+    collateral: bool
+    first: bool = False  # the first failure: what the initiating rank is taken from
+    timestamp: str | None = None
+    text: str
+
+
 class Diagnosis(BaseModel):
     """The JSON contract served by the CLI (``--format json``) and the API. Names are stable."""
 
@@ -197,6 +211,7 @@ class Diagnosis(BaseModel):
     facts: dict[str, FactOut]
     initiating_rank: int | None
     collateral: list[CollateralOut]
+    timeline: list[TimelineEvent] = Field(default_factory=list)  # every error line in timeline order (the first 200)
     fix: list[str]
     verify: list[str]
     masked: dict[str, int]

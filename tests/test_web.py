@@ -339,3 +339,49 @@ def test_entry_ids_in_code_link_to_their_pages(client):
     assert '<a href="/kb/cuda-no-kernel-image"><code>cuda-no-kernel-image</code></a>' in html
     assert f'<a href="/kb/{FUSED}"><code>' not in html  # not to itself
 
+
+
+# ---------------------------------------------------------------- the rank timeline picture
+
+MULTIRANK = REPO_ROOT / "tests" / "data" / "multirank" / "raise-tee" / "console.log"
+
+
+def test_the_rank_timeline_is_drawn_on_the_page_first_failure_marked_collateral_greyed(client):
+    """A real 4-rank gloo run where rank 2 raised: lanes per rank, rank 2's mark is the first failure."""
+    r = submit(client, MULTIRANK.read_text())
+    assert r.status_code == 303, r.text
+    html = client.get(r.headers["location"]).text
+    svg = re.search(r'<svg class="swimlane".*?</svg>', html, re.S)
+    assert svg, "the diagnosis page has no swimlane"
+    picture = svg.group(0)
+    assert {f'data-rank="{r}"' for r in range(4)} <= set(re.findall(r'data-rank="\d+"', picture))
+    assert re.search(r'<g class="lane initiating" data-rank="2">', picture)
+    firsts = re.findall(r'<circle class="ev first"[^>]*><title>([^<]*)</title>', picture)
+    assert len(firsts) == 1 and firsts[0].startswith("rank 2, first failure") and "ValueError" in firsts[0]
+    assert re.findall(r'<circle class="ev collateral"', picture), "the other ranks' errors are drawn as collateral"
+
+
+def test_the_timeline_picture_escapes_the_log_text(client):
+    lines = ["[rank0]: step 1", "[rank1]: step 1",
+             "[rank1]: RuntimeError: CUDA error: an illegal memory access was encountered <script>alert(1)</script>",
+             "[rank0]: RuntimeError: [../third_party/gloo/gloo/transport/tcp/pair.cc:534] Connection closed by peer [127.0.0.1]:4242"]
+    r = submit(client, "\n".join(lines))
+    html = client.get(r.headers["location"]).text
+    picture = re.search(r'<svg class="swimlane".*?</svg>', html, re.S)
+    assert picture and "<script>" not in picture.group(0) and "&lt;script&gt;" in picture.group(0)
+
+
+def test_the_timeline_data_is_in_the_json(client):
+    r = client.post("/v1/diagnoses", content=MULTIRANK.read_bytes(), headers={"Content-Type": "text/plain"})
+    assert r.status_code == 201, r.text
+    timeline = r.json()["timeline"]
+    assert [e["order"] for e in timeline] == sorted(e["order"] for e in timeline)
+    first = [e for e in timeline if e["first"]]
+    assert len(first) == 1 and first[0]["rank"] == 2 and not first[0]["collateral"]
+    assert {e["rank"] for e in timeline if e["collateral"]} >= {0, 1, 3}
+
+
+def test_a_single_process_log_has_no_timeline_picture(client):
+    r = submit(client, "Traceback (most recent call last):\n  File \"train.py\", line 3, in <module>\nValueError: bad label 7\n")
+    html = client.get(r.headers["location"]).text
+    assert "ValueError" in html and 'class="swimlane"' not in html

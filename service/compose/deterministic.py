@@ -14,10 +14,23 @@ from service.models import (
     Hit,
     LineRef,
     MaskedLog,
+    TimelineEvent,
 )
 
 _MAX_EVIDENCE = 8
 _MAX_CANDIDATES = 5
+_MAX_TIMELINE = 200
+
+
+def timeline_of(facts: Facts) -> list[TimelineEvent]:
+    """The error events in timeline order, the first failure marked: the swimlane's data and the JSON's ``timeline``."""
+    first = facts.initiating_event
+    return [
+        TimelineEvent(order=e.order, rank=e.ref.rank, file=e.ref.file, line=e.ref.line, kind=e.kind, collateral=e.collateral,
+                      first=first is not None and (e.ref.file, e.ref.line) == (first.ref.file, first.ref.line),
+                      timestamp=e.timestamp, text=e.ref.text[:300])
+        for e in facts.events[:_MAX_TIMELINE]
+    ]
 
 
 def _evidence(facts: Facts, entry_id: str | None) -> list[Evidence]:
@@ -114,6 +127,7 @@ def compose_deterministic(
         facts={name: FactOut(**f.public()) for name, f in sorted(facts.values.items())},  # type: ignore[arg-type]
         initiating_rank=facts.initiating_rank,
         collateral=[CollateralOut(**c.model_dump()) for c in facts.collateral],
+        timeline=timeline_of(facts),
         fix=fix,
         verify=verify,
         masked=dict(log.counts),

@@ -18,6 +18,7 @@ from service.errors import AuthError, CrashdocError, InputError, NotFound, Quota
 from service.pipeline import Engine, ask, diagnose, history_of
 from service.web import encyclopedia as enc
 from service.web.forms import read_run
+from service.web.swimlane import swimlane
 from service.web.templating import assets, line_anchor, masked_kinds, page
 
 router = APIRouter(include_in_schema=False)
@@ -81,6 +82,7 @@ def _diagnosis_context(engine: Engine, diagnosis_id: str) -> dict[str, Any]:
         "key_facts": [n for n in _KEY_FACTS if n in d.facts][:6],
         "threshold": engine.settings.unknown_threshold, "phase": enc.phase_of(d.entry_id) if d.entry_id else None,
         "llm": bool(engine.settings.llm_model), "max_question": engine.settings.max_question_chars,
+        "timeline_svg": swimlane(d),
     }
 
 

@@ -20,7 +20,7 @@ import uvicorn
 from service.app import create_app
 from service.pipeline import Engine
 from tests.browser.conftest import needs_chromium
-from tests.conftest import EXAMPLES, free_port
+from tests.conftest import EXAMPLES, REPO, free_port
 from tests.fake_llm import FakeLLMServer, Script
 
 pytestmark = [pytest.mark.browser, needs_chromium]
@@ -174,6 +174,27 @@ def test_upload_the_files_of_a_run_with_the_file_picker(browser, server, tmp_pat
     did = browser.current_url.rsplit("/", 1)[1]
     files = httpx.get(f"{server.url}/v1/diagnoses/{did}", timeout=10).json()["files"]
     assert [f["name"] for f in files] == ["rank0.log.gz", "launcher.log"]
+
+
+def test_the_rank_timeline_picture_marks_the_first_failure(browser, server, screenshot):
+    """A real 4-rank gloo run (rank 2 raised, the others saw their peer hang up) drawn as a swimlane by Chromium."""
+    run = REPO / "tests" / "data" / "multirank" / "raise-tee" / "console.log"
+    browser.get(server.url + "/")
+    browser.find_element(*by("#files")).send_keys(str(run))
+    browser.find_element(*by("#submit")).click()
+    wait(browser, lambda d: "/d/" in d.current_url)
+    picture = wait(browser, lambda d: d.find_elements(*by("#timeline svg.swimlane")))[0]
+    assert picture.is_displayed() and picture.size["width"] > 300 and picture.size["height"] > 100
+    lanes = [g.get_attribute("data-rank") for g in picture.find_elements(*by("g.lane"))]
+    assert lanes[:4] == ["0", "1", "2", "3"]
+    assert picture.find_element(*by("g.lane.initiating")).get_attribute("data-rank") == "2"
+    first = picture.find_element(*by("circle.ev.first"))
+    assert first.is_displayed() and first.size["width"] > 0
+    assert browser.execute_script("return arguments[0].querySelector('title').textContent", first).startswith("rank 2, first failure")
+    greyed = picture.find_elements(*by("circle.ev.collateral"))
+    assert greyed and all(float(c.value_of_css_property("fill-opacity")) < 1 for c in greyed)
+    browser.execute_script("document.getElementById('timeline').scrollIntoView()")
+    screenshot(browser, "diagnosis-rank-timeline")
 
 
 def test_an_empty_submit_says_what_to_do(browser, server):
