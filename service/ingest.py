@@ -5,7 +5,8 @@
     sources_in(folder)          the eval loader: the log files of one case folder
     iter_lines(source, limits)  one file's clean lines, streamed in chunks (``crashdoc mask``)
     ingest(sources, limits)     the pipeline: the files of one run, the lines that matter selected
-                                while reading (``service.prefilter``), the rest only counted
+                                while reading (``service.prefilter``), the rest only counted; memory
+                                follows the selection, not the input
 
 Which files count is one list (``LOG_SUFFIXES``, torchrun's error files, ``COMPRESSED``). Input is read in
 chunks of ``CHUNK`` bytes: gzip (one or several members) and zstd (when the ``zstandard`` package is
@@ -32,6 +33,7 @@ from typing import IO
 from service.errors import BinaryInput, EmptyInput, InputError, TooLarge
 from service.facts import flight_recorder
 from service.models import LogFile, RawRun, Source
+from service.prefilter import MAX_KEPT, RunSelection
 
 try:  # optional: zstd-compressed logs (``pip install crashdoc[zstd]``)
     import zstandard
@@ -327,7 +329,7 @@ def _texts(chunks: Iterator[bytes], name: str, notes: list[str]) -> Iterator[str
     head = next(chunks, b"")
     codec, skip, note = _encoding(head[:65536])
     if note:
-        notes.append(f"{name}: {note}")
+        notes.append(note)
     decoder = codecs.getincrementaldecoder(codec)("replace")
     first = decoder.decode(head[skip:])
     if not skip and _looks_binary(first[:8192]):
@@ -384,7 +386,7 @@ def blocks(texts: Iterator[str], name: str, stats: FileStats, budget: Budget) ->
         budget.counted_lines(1)
         yield pending
     if stats.giant:
-        stats.notes.append(f"{name}: {stats.giant} line(s) over {_mib(_HOLD)} without a newline: only their start was read")
+        stats.notes.append(f"{stats.giant} line(s) over {_mib(_HOLD)} without a newline: only their start was read")
 
 
 def clean_line(line: str, max_chars: int) -> tuple[str, bool]:
@@ -459,6 +461,27 @@ def _named(files: list[LogFile]) -> list[LogFile]:
     return files
 
 
+def select_lines(source: Source, budget: Budget, run: RunSelection) -> LogFile:
+    """One file read in blocks: its candidate lines (with context, head and tail) kept, the others only counted
+    and left empty, so every kept line keeps its number (``service.prefilter``)."""
+    stats = FileStats()
+    sel = run.selector()
+    for block in read_blocks(source, budget, stats):
+        sel.feed(block)
+    sel.finish()
+    lines = [""] * sel.lines
+    truncated = 0
+    for n, text in sel.kept.items():
+        line, cut = clean_line(text, budget.limits.max_line_chars)
+        truncated += cut
+        lines[n - 1] = line
+    notes = list(stats.notes)
+    if sel.over:
+        notes.append(f"{sel.over:,} more error lines after the run's first {MAX_KEPT:,} kept lines were only counted")
+    return LogFile(name=source.name, lines=lines, truncated_lines=truncated, notes=notes, nonblank=sel.nonblank,
+                   dropped=sel.lines - len(sel.kept), repeats=sel.repeats)
+
+
 def read_all(source: Source, budget: Budget) -> LogFile:
     """Every line of one file."""
     stats = FileStats()
@@ -467,14 +490,21 @@ def read_all(source: Source, budget: Budget) -> LogFile:
     return LogFile(name=source.name, lines=lines, truncated_lines=stats.truncated, notes=stats.notes, nonblank=stats.nonblank)
 
 
-def ingest(sources: Sequence[Source], limits: Limits, *, on_read: Callable[[int], None] | None = None) -> RawRun:
-    """Stage entry point: the files of one run, decoded, or an InputError that says what to do."""
+def ingest(sources: Sequence[Source], limits: Limits, *, select: bool = True, selection: RunSelection | None = None,
+           on_read: Callable[[int], None] | None = None) -> RawRun:
+    """Stage entry point: the files of one run, decoded, or an InputError that says what to do.
+
+    ``select`` (the pipeline's way): only the lines that can matter are kept, the others counted and left empty
+    (``select_lines``); without it every line is kept (the eval's with-and-without comparison). ``selection``:
+    the prefilter's settings when not its defaults (the tests).
+    """
     _checked(sources, limits)
     budget = Budget(limits, on_read=on_read)
+    run = selection or RunSelection.for_run(len(sources))
     files: list[LogFile] = []
     for s in sources:
         before = budget.decompressed
-        f = read_all(s, budget)
+        f = select_lines(s, budget, run) if select else read_all(s, budget)
         files.append(f.model_copy(update={"bytes_in": budget.decompressed - before}))
     if not any(f.nonblank for f in files):
         raise EmptyInput("The log is empty.", hint="Check the path, or that the job wrote its output there.")

@@ -37,6 +37,8 @@ class LogFile(_Frozen):
     truncated_lines: int = 0
     notes: list[str] = Field(default_factory=list)  # what reading it noticed ("not UTF-8: read as Latin-1")
     nonblank: bool = True  # some line has more than whitespace
+    dropped: int = 0  # lines the prefilter did not select: left empty, only counted
+    repeats: int = 0  # candidate lines only counted, their shape already kept often enough on that rank
 
 
 class RawRun(_Frozen):
@@ -55,6 +57,7 @@ class RawRun(_Frozen):
 class MaskedFile(_Frozen):
     name: str
     lines: list[str]
+    dropped: int = 0  # of ``lines``, how many are empty because the prefilter did not select them
 
 
 class MaskedLog(_Frozen):

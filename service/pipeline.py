@@ -9,7 +9,7 @@ import json
 import secrets
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
@@ -25,14 +25,15 @@ from service.compose import compose
 from service.errors import BadRequest, ConfigError, TooLarge
 from service.facts import extract_facts
 from service.ingest import Limits, ingest
-from service.masking import Masker, get_masker, mask, mask_text
-from service.models import Diagnosis, Evidence, Facts, Hit, MaskedLog, Source
+from service.masking import Masker, MaskState, get_masker, mask_line, mask_segment, mask_text
+from service.models import Diagnosis, Evidence, Facts, Hit, MaskedFile, MaskedLog, RawRun, Source
 from service.retrieve import Query, retrieve
 from service.settings import Settings
 from service.store import Store
 
 _EXCERPT_CONTEXT = 3
 _EXCERPT_MAX_LINES = 200
+_BIG_LOG_LINES = 50_000  # from this size on, the diagnosis notes what was read and what was analysed
 
 
 @contextmanager
@@ -108,6 +109,37 @@ class Engine:
             prepare()
 
 
+def mask_selected(run: RawRun, masker: Masker | None = None) -> MaskedLog:
+    """``masking.mask`` for a run the prefilter selected: the same one pseudonym table and sweep over the run,
+    but only the kept lines are masked (a line left empty costs nothing)."""
+    masker = masker or get_masker()
+    state = MaskState()
+    masked = [([mask_line(line, masker, state) if line else line for line in f.lines], mask_segment(f.name, masker, state), f.dropped)
+              for f in run.files]
+    files: list[MaskedFile] = []
+    for lines, name, dropped in masked:
+        if state.learned:  # a name learned late (SLURM_JOB_USER=mchen on line 900) is masked on the lines before it too
+            kept = [i for i, line in enumerate(lines) if line]
+            for i, line in zip(kept, state.sweep([lines[i] for i in kept]), strict=True):
+                lines[i] = line
+        files.append(MaskedFile(name=name, lines=lines, dropped=dropped))
+    return MaskedLog(files=files, counts=dict(sorted(state.counts.items())))
+
+
+def _reading_notes(raw: RawRun, log: MaskedLog) -> list[str]:
+    """What ingest noticed, under the masked file names; for a big log, what was read and what was analysed."""
+    notes = [f"{masked.name}: {note}" for f, masked in zip(raw.files, log.files, strict=True) for note in f.notes]
+    lines = raw.line_count
+    if lines >= _BIG_LOG_LINES:
+        dropped = sum(f.dropped for f in raw.files)
+        repeats = sum(f.repeats for f in raw.files)
+        mb = sum(f.bytes_in for f in raw.files) / 1e6
+        notes.append(f"read {lines:,} lines ({mb:,.0f} MB) in {len(raw.files):,} file(s); {lines - dropped:,} analysed "
+                     f"(errors, warnings, fact sources with their context, each file's first and last lines), "
+                     f"{repeats:,} repeats of an already kept line counted")
+    return notes
+
+
 def masked_excerpt(log: MaskedLog, diagnosis: Diagnosis) -> list[Evidence]:
     """What is stored besides the diagnosis: the masked lines around the evidence, nothing more."""
     wanted: dict[str, set[int]] = {}
@@ -136,7 +168,7 @@ class Trace:
     timings: dict[str, float]
 
 
-def run_stages(engine: Engine, sources: Sequence[Source]) -> Trace:
+def run_stages(engine: Engine, sources: Sequence[Source], on_read: Callable[[int], None] | None = None) -> Trace:
     """ingest -> mask -> facts -> retrieve -> compose, timed per stage. Stores nothing."""
     timings: dict[str, float] = {}
     t = time.perf_counter()
@@ -147,9 +179,10 @@ def run_stages(engine: Engine, sources: Sequence[Source]) -> Trace:
         timings[stage] = round((now - t) * 1000, 2)
         t = now
 
-    raw = ingest(sources, engine.limits)
+    raw = ingest(sources, engine.limits, on_read=on_read)
     timed("ingest")
-    log = mask(raw, engine.masker)
+    log = mask_selected(raw, engine.masker)
+    notes = _reading_notes(raw, log)
     del raw  # nothing downstream may see the unmasked log
     timed("mask")
     facts = extract_facts(log)
@@ -157,6 +190,7 @@ def run_stages(engine: Engine, sources: Sequence[Source]) -> Trace:
     found = retrieve(log, facts, engine.index)
     timed("retrieve")
     diagnosis = compose(log, facts, found.hits, engine.kb, settings=engine.settings, diagnosis_id=new_id())
+    diagnosis.notes += notes
     timed("compose")
     timings["total"] = round(sum(timings.values()), 2)
     diagnosis.timings_ms = dict(timings)
@@ -169,9 +203,12 @@ def diagnose(
     *,
     store: bool = True,
     workspace_id: str | None = None,
+    on_read: Callable[[int], None] | None = None,
 ) -> Diagnosis:
-    """Run the whole pipeline on the files of one run; store the masked result unless told not to."""
-    trace = run_stages(engine, sources)
+    """Run the whole pipeline on the files of one run; store the masked result unless told not to.
+
+    ``on_read`` is called with the size of each chunk read (the CLI's progress)."""
+    trace = run_stages(engine, sources, on_read)
     diagnosis = trace.diagnosis
     if store:
         t0 = time.perf_counter()

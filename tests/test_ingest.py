@@ -83,7 +83,7 @@ def test_unicode_with_or_without_a_byte_order_mark_is_decoded(data, note):
 def test_latin1_is_read_as_latin1_with_a_note():
     f = ingest([Source(name="x.log", data="RuntimeError: caf\xe9 d\xe9j\xe0\n".encode("latin-1"))], LIMITS).files[0]
     assert f.lines == ["RuntimeError: café déjà"]
-    assert f.notes == ["x.log: not UTF-8: read as Latin-1"]
+    assert f.notes == ["not UTF-8: read as Latin-1"]
 
 
 def test_utf16_without_a_mark_is_still_refused_as_binary():
@@ -214,3 +214,28 @@ def test_crashdoc_mask_reads_a_log_dir_and_utf16_through_the_same_reader(tmp_pat
     assert headers == EXPECTED_FILES
     assert "RuntimeError: contact <EMAIL_1>" in out and "mchen@example.com" not in out
     assert "masked 1 item(s)" in err
+
+
+def test_progress_says_bytes_of_total_rate_and_eta_every_few_seconds_when_not_a_tty(monkeypatch, capsys):
+    from service.cli import inputs
+
+    clock = iter([0.0, 0.5, 2.0, 3.0, 7.5, 8.0])
+    monkeypatch.setattr(inputs.time, "monotonic", lambda: next(clock))
+    p = inputs.Progress(total=400_000_000, every_s=5.0)  # started at t=0
+    for _ in range(4):
+        p(50_000_000)  # t=0.5: under a second, silent; t=2: a line; t=3: too soon; t=7.5: a line
+    p.close()  # t=8: the last line
+    lines = capsys.readouterr().err.splitlines()
+    assert lines == ["crashdoc: read 100 MB of 400 MB (25%), 50 MB/s, ETA 6 s",
+                     "crashdoc: read 200 MB of 400 MB (50%), 27 MB/s, ETA 8 s",
+                     "crashdoc: read 200 MB of 400 MB (50%), 25 MB/s, ETA 8 s"]
+
+
+def test_quiet_progress_prints_nothing(capsys):
+    from service.cli.inputs import Progress
+
+    p = Progress(total=10, quiet=True, every_s=0)
+    p.start -= 10
+    p(5)
+    p.close()
+    assert capsys.readouterr().err == ""

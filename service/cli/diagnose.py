@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from service.cli.inputs import first_run_notice, progress, read_sources, total_size
+from service.cli.inputs import Progress, first_run_notice, read_sources, total_size
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -18,6 +18,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
     p.add_argument("paths", nargs="+", metavar="PATH", help="log file, .gz file, directory of logs, or '-' for stdin")
     p.add_argument("--format", choices=("text", "json", "markdown"), default="text", help="output format (default: text)")
     p.add_argument("--no-store", action="store_true", help="do not keep the masked diagnosis in the local database")
+    p.add_argument("-q", "--quiet", action="store_true", help="no progress on stderr")
     p.set_defaults(run=run)
 
 
@@ -27,13 +28,14 @@ def run(args: argparse.Namespace) -> int:
     from service.settings import get_settings
 
     sources = read_sources(args.paths)
-    size = total_size(sources) or 0
-    if size > 5 * 2**20:
-        progress(f"crashdoc: reading {size / 2**20:.0f} MB from {len(sources)} file(s)…")
     settings = get_settings()
     engine = Engine(settings, local=True)
-    first_run_notice(engine)
-    d = diagnose(engine, sources, store=not args.no_store)
+    first_run_notice(engine, args.quiet)
+    reading = Progress(total_size(sources), quiet=args.quiet)
+    try:
+        d = diagnose(engine, sources, store=not args.no_store, on_read=reading)
+    finally:
+        reading.close()
     if args.format == "json":
         sys.stdout.write(d.model_dump_json(indent=2) + "\n")
     elif args.format == "markdown":

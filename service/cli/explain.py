@@ -24,14 +24,13 @@ def run(args: argparse.Namespace) -> int:
     from service.cli.inputs import first_run_notice, read_sources
     from service.facts import extract_facts
     from service.ingest import ingest
-    from service.masking import mask
-    from service.pipeline import Engine
+    from service.pipeline import Engine, mask_selected
     from service.retrieve import retrieve
     from service.settings import get_settings
 
     engine = Engine(get_settings(), local=True)
     first_run_notice(engine)
-    log = mask(ingest(read_sources(args.paths), engine.limits), engine.masker)
+    log = mask_selected(ingest(read_sources(args.paths), engine.limits), engine.masker)
     facts = extract_facts(log)
     found = retrieve(log, facts, engine.index)
     query, hits = found.query, found.hits

@@ -42,7 +42,7 @@ def run(args: argparse.Namespace) -> int:
         stats = FileStats()
         for line in mask_lines_stream(iter_lines(source, limits, budget, stats), masker, state):
             out.write(line + "\n")
-        notes += stats.notes
+        notes += [f"{source.name}: {note}" for note in stats.notes]
     out.flush()
     total = sum(state.counts.values())
     detail = ", ".join(f"{k}: {v}" for k, v in sorted(state.counts.items()))

@@ -32,6 +32,12 @@ def _best(candidates: list[Requirement]) -> Requirement | None:
 
 
 def _sequence(items: Any) -> Requirement | None:
+    return _best(_candidates(items))
+
+
+def _candidates(items: Any, deep: bool = False) -> list[Requirement]:
+    """Requirements of a sequence: each an any-of set of literals that every match must contain (``deep``: also
+    each one of the groups it is made of, not only their most selective)."""
     candidates: list[Requirement] = []
     run: list[str] = []
 
@@ -46,6 +52,9 @@ def _sequence(items: Any) -> Requirement | None:
             continue
         flush()
         if op is _SUBPATTERN:
+            if deep:
+                candidates.extend(_candidates(av[-1], deep))
+                continue
             sub = _sequence(av[-1])
             if sub:
                 candidates.append(sub)
@@ -64,7 +73,7 @@ def _sequence(items: Any) -> Requirement | None:
             if sub:
                 candidates.append(sub)
     flush()
-    return _best(candidates)
+    return candidates
 
 
 @lru_cache(maxsize=4096)
@@ -78,15 +87,35 @@ def required_literals(pattern: str, flags: int = 0) -> tuple[str, ...]:
     return tuple(sorted(found)) if found else ()
 
 
+@lru_cache(maxsize=4096)
+def requirements(pattern: str, flags: int = 0) -> tuple[tuple[str, ...], ...]:
+    """All the requirements of a pattern that are of useful length, most selective first (``required_literals``
+    returns the first): every match contains a literal of each. The prefilter picks one no routine line holds."""
+    try:
+        parsed = sre_parse.parse(pattern, flags)
+    except (re.error, TypeError, ValueError):  # pragma: no cover - the pattern compiles elsewhere
+        return ()
+    useful = {c for c in _candidates(parsed, deep=True) if c and min(len(s) for s in c) >= _MIN}
+    ranked = sorted(useful, key=lambda c: (-min(len(s) for s in c), len(c), sorted(c)))
+    return tuple(tuple(sorted(c)) for c in ranked)
+
+
 def trigrams(lowered: str) -> frozenset[str]:
     """Every three-character window of a line (what ``LiteralIndex.candidates`` looks up)."""
     return frozenset(lowered[i : i + 3] for i in range(len(lowered) - 2))
 
 
 class TrigramMemo(dict[str, frozenset[str]]):
-    """One log's line trigrams, computed once: the fact sources and then the rules look up the same lines."""
+    """One log's line trigrams, computed once: the fact sources and then the rules look up the same lines.
+
+    Bounded: a set costs some KiB per line, so past ``MAX_LINES`` distinct lines it starts over (a 1 GB log's
+    tens of thousands of selected lines would otherwise hold hundreds of MB)."""
+
+    MAX_LINES = 8192
 
     def __missing__(self, lowered: str) -> frozenset[str]:
+        if len(self) >= self.MAX_LINES:
+            self.clear()
         tris = self[lowered] = trigrams(lowered)
         return tris
 

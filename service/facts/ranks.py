@@ -256,6 +256,8 @@ def rank_map(files: Sequence[MaskedFile], world_size: int | None = None) -> Rank
         torchrun_hint = False
         prefixed: set[int] = set()
         for text in f.lines:
+            if not text:  # an empty line names no rank (and the prefilter leaves millions of them)
+                continue
             if text[:1] == "[" and (r := line_rank(text, numeric=False)) is not None:
                 prefixed.add(r)
             if _NUMERIC.match(text):
@@ -295,7 +297,7 @@ def rank_map(files: Sequence[MaskedFile], world_size: int | None = None) -> Rank
             rm.file_offsets[f.name] = offset
         _check_file_rank(f.name, prefixed, rm)
         rm.torchrun = rm.torchrun or torchrun_hint
-        if numeric_lines >= 5 and numeric_lines >= 0.05 * len(f.lines):
+        if numeric_lines >= 5 and numeric_lines >= 0.05 * (len(f.lines) - f.dropped):  # of the lines read, not the counted ones
             rm.numeric_files.add(f.name)
             if torchrun_hint:
                 rm.node_files.add(f.name)

@@ -202,6 +202,8 @@ def scan(files: Sequence[MaskedFile], rm: RankMap) -> Timeline:
             continue
         st = _FileScan()
         for i, text in enumerate(f.lines, start=1):
+            if not text:  # an empty line changes no state (and the prefilter leaves millions of them)
+                continue
             rank = _scan_line(f, i, text, st, rm, ranks)
             if len(text) > 4000:
                 continue
