@@ -9,7 +9,6 @@ from pathlib import Path
 
 import pytest
 
-from retrieval import build_query
 from service import prefilter
 from service.evaluation.cases import load_cases
 from service.facts import extract_facts
@@ -17,6 +16,7 @@ from service.ingest import Limits, ingest
 from service.masking import mask
 from service.models import MaskedFile, MaskedLog, Source
 from service.pipeline import mask_selected
+from service.retrieve import build_query
 from tests.test_rules import DECIDED_BY_CONTEXT, FIRES, NEAR_MISSES
 
 REPO = Path(__file__).resolve().parent.parent
