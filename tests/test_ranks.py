@@ -525,3 +525,27 @@ def test_logger_rank_prefix(line, rank):
 def test_a_rank_file_whose_lines_agree_keeps_its_rank():
     log = files(rank_3_dot_log=["[rank3] 2024-05-14 08:02:42,004 INFO start", "RuntimeError: CUDA error: device-side assert triggered"])
     assert extract_facts(log).initiating_rank == 3
+
+
+BUILD_FAILED = "[rank0]: RuntimeError: Error building extension 'cpu_adam'"
+NO_LIBRARY = ("[rank1]: ImportError: /home/u/.cache/torch_extensions/py312_cu124/{op}/{op}.so: cannot open shared object file: "
+              "No such file or directory")
+DESTRUCTOR = "AttributeError: 'DeepSpeedCPUAdam' object has no attribute 'ds_opt_adam'"
+
+
+@pytest.mark.parametrize(
+    ("lines", "rank", "collateral"),
+    [
+        # the rank that built the op is first although the waiting rank's ImportError was printed before it
+        ([NO_LIBRARY.format(op="cpu_adam"), DESTRUCTOR, BUILD_FAILED], 0, {NO_LIBRARY.format(op="cpu_adam"), DESTRUCTOR}),
+        # near miss: another op's library is missing, which the failed build does not explain
+        ([NO_LIBRARY.format(op="fused_lamb"), BUILD_FAILED], 1, {BUILD_FAILED}),
+        # near miss: no failed build anywhere: the missing library is the cause
+        ([NO_LIBRARY.format(op="cpu_adam")], 1, set()),
+    ],
+    ids=["build-explains-load", "other-op", "no-build"],
+)
+def test_an_error_that_explains_the_others_comes_first(lines, rank, collateral):
+    facts = extract_facts(one_file("[2024-08-30 22:15:01,000] [INFO] [launch.py:256:main] world_size=2", *lines))
+    assert facts.initiating_rank == rank, facts.notes
+    assert {c.text for c in facts.collateral} == collateral

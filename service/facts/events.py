@@ -99,3 +99,29 @@ def classify(text: str) -> ErrorPattern | None:
         if ep.pattern.search(text):
             return ep
     return None
+
+
+@dataclass(frozen=True)
+class Explains:
+    """A cause on one rank that explains an error on others: the effect becomes collateral, with why."""
+
+    cause: re.Pattern[str]
+    effect: re.Pattern[str]
+    why: str
+
+
+# Errors that explain others, listed once; an effect is collateral only when a cause line is present elsewhere.
+EXPLAINS: tuple[Explains, ...] = (
+    # one rank JIT-builds an op and fails: "RuntimeError: Error building extension 'cpu_adam'"; the ranks that waited for
+    # the build then cannot load it: "ImportError: .../torch_extensions/py312_cu124/cpu_adam/cpu_adam.so: cannot open shared
+    # object file: No such file or directory"
+    Explains(re.compile(r"Error building extension '(?P<op>\w+)'"),
+             re.compile(r"/(?P<op>\w+)\.so: cannot open shared object file"),
+             "the rank that built this op failed to build it, so the others found no library to load"),
+    # DeepSpeed's optimizer destructor after a failed op build: "AttributeError: 'DeepSpeedCPUAdam' object has no attribute
+    # 'ds_opt_adam'" (from "Exception ignored in: <function DeepSpeedCPUAdam.__del__ ...>")
+    Explains(re.compile(r"Error building extension '(?:cpu_adam|fused_adam|cpu_adagrad|cpu_lion)'|cpu_adam\.so: cannot open shared object file"),
+             re.compile(r"object has no attribute 'ds_opt_(?:adam|adagrad|lion)'"),
+             "the optimizer's destructor runs after its op failed to load: a consequence, not a cause"),
+)
+

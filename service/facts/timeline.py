@@ -15,7 +15,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from service.facts.events import ERROR_PATTERNS, ErrorPattern, classify
+from service.facts.events import ERROR_PATTERNS, EXPLAINS, ErrorPattern, Explains, classify
 from service.facts.ranks import RANK_IN_MESSAGE, RankMap, epoch_key, timestamp_key, timestamp_text
 from service.models import ErrorEvent, LineRef, MaskedFile
 
@@ -260,7 +260,7 @@ def scan(files: Sequence[MaskedFile], rm: RankMap) -> Timeline:
     events = [ev.model_copy(update={"order": n}) for n, (_, _, ev) in enumerate(raw)]
     root.extend(agent_failures(events))
     return Timeline(
-        events=_network_after_peer_failure(_abort_after_timeout(events)),
+        events=_explained(_network_after_peer_failure(_abort_after_timeout(events))),
         ranks_seen=sorted(ranks),
         rank_of=rank_of,
         root_cause=root,
@@ -321,6 +321,25 @@ def _aborted_because(lines: list[str], i: int) -> ErrorPattern | None:
             ep = classify(text)
             return ep if ep is not None and ep.collateral else None
     return None
+
+
+def _explained(events: list[ErrorEvent]) -> list[ErrorEvent]:
+    """An error another line explains (EXPLAINS: a failed op build explains the other ranks' missing library) is collateral."""
+    out = events
+    for rule in EXPLAINS:
+        causes = [(e, m) for e in events if not e.collateral and (m := rule.cause.search(e.ref.text))]
+        if not causes:
+            continue
+
+        def explained(e: ErrorEvent, rule: Explains = rule, causes: list[tuple[ErrorEvent, re.Match[str]]] = causes) -> bool:
+            m = rule.effect.search(e.ref.text)
+            if e.collateral or not m:
+                return False
+            op = m.groupdict().get("op")
+            return any(c is not e and (op is None or c_m.groupdict().get("op") in (None, op)) for c, c_m in causes)
+
+        out = [e.model_copy(update={"collateral": True, "why": rule.why}) if explained(e) else e for e in out]
+    return out
 
 
 def _network_after_peer_failure(events: list[ErrorEvent]) -> list[ErrorEvent]:
