@@ -110,6 +110,19 @@ def test_dump_file_names(name, dump):
     assert is_dump_name(name) is dump
 
 
+def test_a_dump_nested_too_deep_to_print_is_refused_not_a_crash():
+    sizes: list = []
+    for _ in range(5000):
+        sizes = [sizes]
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(30000)
+    try:
+        data = pickle.dumps({"version": "2.10", "entries": [{"input_sizes": sizes}]})
+    finally:
+        sys.setrecursionlimit(limit)
+    assert render(data) is None
+
+
 def test_a_malicious_upload_is_a_clear_error_not_a_crash(engine):
     """Bytes that start like a pickle but hold a class are treated as binary data: the user is told what to send."""
     from service.errors import InputError

@@ -94,10 +94,18 @@ def _frames(entry: dict[str, Any]) -> str:
 
 
 def render(data: bytes) -> list[str] | None:
-    """The dump as text lines (what masking and the facts stage read), or None when it is not a dump."""
+    """The dump as text lines (what masking and the facts stage read), or None when it is not a dump (or a hostile one:
+    values nested too deep to print)."""
     dump = _load(data)
     if dump is None:
         return None
+    try:
+        return _render(dump)
+    except (RecursionError, ValueError, TypeError):
+        return None
+
+
+def _render(dump: dict[str, Any]) -> list[str]:
     lines = [f"{_PREFIX} version={_text(dump.get('version'))} entries={len(dump['entries'])}"]
     config = dump.get("pg_config")
     if isinstance(config, dict):
