@@ -247,10 +247,24 @@ def bench_cli(paths: list[Path], target: Path) -> dict[str, object]:
             "entry": d["entry_id"], "rank": d["initiating_rank"], "timings": d["timings_ms"]}
 
 
-def bench_api(paths: list[Path], port: int) -> dict[str, object]:
-    """A gzip upload (one file: the raw body; several: one gzip stream of their concatenation is not the same
-    run, so they go as multipart parts, each gzip-compressed)."""
+def _post(url: str, body: bytes, headers: dict[str, str]) -> dict[str, object]:
     import urllib.request
+
+    req = urllib.request.Request(url, data=body, method="POST", headers=headers)
+    with urllib.request.urlopen(req, timeout=900) as r:
+        return json.loads(r.read())  # type: ignore[no-any-return]
+
+
+def _vm_hwm_mb(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+def bench_api(paths: list[Path], url: str, pid: int) -> dict[str, object]:
+    """One-file runs as a gzip upload; meanwhile a second client posts the bundled example again and again."""
+    import threading
 
     if len(paths) != 1:
         raise SystemExit("the API route is benchmarked on one-file runs")
@@ -259,16 +273,52 @@ def bench_api(paths: list[Path], port: int) -> dict[str, object]:
         with paths[0].open("rb") as src, gzip.open(gz, "wb", compresslevel=1) as dst:
             shutil.copyfileobj(src, dst, 1 << 20)
         body = gz.read_bytes()
-    req = urllib.request.Request(f"http://127.0.0.1:{port}/v1/diagnoses", data=body, method="POST",
-                                 headers={"Content-Type": "text/plain", "Content-Encoding": "gzip"})
+    small = (REPO / "examples" / "fusedadam-h100.log").read_bytes()
+    latencies: list[float] = []
+    done = threading.Event()
+
+    def second_client() -> None:
+        while not done.is_set():
+            t = time.perf_counter()
+            _post(f"{url}/v1/diagnoses", small, {"Content-Type": "text/plain"})
+            latencies.append(time.perf_counter() - t)
+
+    other = threading.Thread(target=second_client)
+    other.start()
     t0 = time.perf_counter()
-    with urllib.request.urlopen(req, timeout=600) as r:
-        d = json.loads(r.read())
+    d = _post(f"{url}/v1/diagnoses", body, {"Content-Type": "text/plain", "Content-Encoding": "gzip"})
     wall = time.perf_counter() - t0
+    done.set()
+    other.join()
+    latencies.sort()
+    p95 = latencies[min(len(latencies) - 1, int(0.95 * len(latencies)))] if latencies else float("nan")
     mb = _size(paths) / 1e6
-    return {"route": f"API (gzip {len(body) / 1e6:.0f} MB)", "mb": mb, "wall": wall, "cpu": float("nan"),
-            "rss": float("nan"), "mbps": mb / wall, "grep": float("nan"), "entry": d["entry_id"], "rank": d["initiating_rank"],
-            "timings": d["timings_ms"]}
+    return {"route": f"API, gzip {len(body) / 1e6:.0f} MB", "mb": mb, "wall": wall, "cpu": float("nan"),
+            "rss": _vm_hwm_mb(pid), "mbps": mb / wall, "grep": float("nan"), "entry": d["entry_id"], "rank": d["initiating_rank"],
+            "timings": d["timings_ms"], "small_p95": p95, "small_n": len(latencies)}
+
+
+def _serve(data: Path) -> tuple[subprocess.Popen[bytes], str]:
+    import socket
+    import urllib.request
+
+    index = Path.home() / ".crashdoc" / "index"
+    data.mkdir(parents=True, exist_ok=True)
+    if index.exists() and not (data / "index").exists():
+        os.symlink(index, data / "index")
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    proc = subprocess.Popen([CRASHDOC, "serve", "--host", "127.0.0.1", "--port", str(port)],
+                            env={**os.environ, "CRASHDOC_DATA_DIR": str(data)}, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    url = f"http://127.0.0.1:{port}"
+    for _ in range(300):
+        try:
+            with urllib.request.urlopen(f"{url}/healthz", timeout=2):
+                return proc, url
+        except OSError:
+            time.sleep(0.5)
+    raise SystemExit("crashdoc serve did not start")
 
 
 RUNS = {  # name: (MB, ranks, per-rank files)
@@ -283,11 +333,12 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--runs", default="100mb,1gb,1gb-files")
     ap.add_argument("--keep", type=Path, help="generate into (and keep) this folder instead of a temporary one")
-    ap.add_argument("--api-port", type=int, help="also upload one-file runs to a crashdoc serve on this port")
+    ap.add_argument("--api", action="store_true", help="also upload one-file runs (gzip) to a crashdoc serve started here")
     args = ap.parse_args()
     rows: list[dict[str, object]] = []
     with tempfile.TemporaryDirectory() as tmp:
         root = args.keep or Path(tmp)
+        server = _serve(Path(tmp) / "server-data") if args.api else None
         for name in args.runs.split(","):
             mb, ranks, files = RUNS[name]
             small_target = root / f"{name}-small" if files else root / f"{name}-small.log"
@@ -299,23 +350,32 @@ def main() -> None:
             row["name"], row["same"] = name, (row["entry"], row["rank"]) == (ref["entry"], ref["rank"])
             rows.append(row)
             print(json.dumps(row), flush=True)
-            if args.api_port and not files:
-                api = bench_api(big, args.api_port)
+            if server and not files:
+                api = bench_api(big, server[1], server[0].pid)
                 api["name"], api["same"] = name, (api["entry"], api["rank"]) == (ref["entry"], ref["rank"])
                 rows.append(api)
                 print(json.dumps(api), flush=True)
             if not args.keep:
                 for p in (small_target, big_target):
                     shutil.rmtree(p) if p.is_dir() else p.unlink()
+        if server:
+            server[0].terminate()
+            server[0].wait()
     write(rows)
 
 
+def _cell(value: object, fmt: str) -> str:
+    return "-" if isinstance(value, float) and value != value else format(value, fmt)  # NaN: not measured for the route
+
+
 def write(rows: list[dict[str, object]]) -> None:
-    head = ("| run | route | MB | wall s | CPU s | peak RSS MB | MB/s | x `grep -c .` | diagnosis (entry, rank) | same as small |\n"
-            "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n")
+    head = ("| run | route | MB | wall s | CPU s | peak RSS MB | MB/s | x `grep -c .` | diagnosis (entry, rank) | same as small "
+            "| meanwhile: small diagnoses, p95 |\n| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n")
     body = "".join(
-        f"| {r['name']} | {r['route']} | {r['mb']:,.0f} | {r['wall']:.1f} | {r['cpu']:.1f} | {r['rss']:,.0f} | {r['mbps']:,.0f} | "
-        f"{r['wall'] / r['grep']:.0f} | {r['entry']}, {r['rank']} | {'yes' if r['same'] else 'NO'} |\n"  # type: ignore[operator]
+        f"| {r['name']} | {r['route']} | {_cell(r['mb'], ',.0f')} | {_cell(r['wall'], '.1f')} | {_cell(r['cpu'], '.1f')} | "
+        f"{_cell(r['rss'], ',.0f')} | {_cell(r['mbps'], ',.0f')} | {_cell(r['wall'] / r['grep'], '.0f')} | "  # type: ignore[operator]
+        f"{r['entry']}, {r['rank']} | {'yes' if r['same'] else 'NO'} | "
+        + (f"{r['small_p95']:.2f} s ({r['small_n']} requests) |\n" if "small_p95" in r else "- |\n")
         for r in rows
     )
     RESULTS.write_text(
@@ -324,7 +384,9 @@ def write(rows: list[dict[str, object]]) -> None:
         "each run generated by the benchmark (one rank's CUDA OOM, watchdog timeouts on the others, torchrun's "
         "summary naming rank 0). Wall, CPU and peak RSS are of the `crashdoc diagnose` process (startup and model "
         "load included, about 2.5 s and 330 MB on their own). `x grep` is the wall time over `grep -c .` on the "
-        "same files in the same run.\n\n" + head + body
+        "same files in the same run. API rows: one `crashdoc serve` process taking the run as one gzip upload "
+        "(compressed here, level 1) while a second client posts the bundled 50 KB example again and again; peak "
+        "RSS is the server's (VmHWM).\n\n" + head + body
     )
 
 

@@ -11,6 +11,7 @@ from typing import Any
 from anyio import to_thread
 from fastapi import FastAPI, Request, Response
 from fastapi.middleware.cors import CORSMiddleware
+from fastapi.responses import JSONResponse
 
 from service.api import errors
 from service.api.account_routes import router as account_router
@@ -46,6 +47,51 @@ def _configure_logging(level: str) -> None:
         root.propagate = False
 
 
+# The routes that take a log: their bodies are capped at max_upload_bytes while read (deps.read_body,
+# the web form's parser). Every other body is capped here at max_json_bytes.
+LOG_ROUTES = frozenset({("POST", "/v1/diagnoses"), ("POST", "/")})
+
+
+class BodyCap:
+    """ASGI middleware: a body that is not a log is read (at most ``max_json_bytes``) before the app sees it, so a
+    100 MB JSON question is a 413 after 64 KiB, not a parse of 100 MB."""
+
+    def __init__(self, app: Any, limit: int) -> None:
+        self.app, self.limit = app, limit
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] != "http" or (scope["method"], scope["path"]) in LOG_ROUTES or scope["method"] in ("GET", "HEAD"):
+            await self.app(scope, receive, send)
+            return
+        headers = dict(scope.get("headers") or [])
+        declared = headers.get(b"content-length", b"")
+        over = declared.isdigit() and int(declared) > self.limit
+        messages: list[Any] = []
+        size = 0
+        while not over:
+            message = await receive()
+            messages.append(message)
+            if message["type"] != "http.request":
+                break
+            size += len(message.get("body", b""))
+            over = size > self.limit
+            if not message.get("more_body"):
+                break
+        if over:
+            rid = headers.get(b"x-request-id", b"").decode("latin-1")[:64]
+            rid = rid if rid and rid.replace("-", "").isalnum() else secrets.token_hex(8)
+            body = errors.error_body("too_large", f"The request body is over the {self.limit // 1024} KiB limit of this route. "
+                                     "Send the question or the code alone.", rid)
+            response = JSONResponse(body, status_code=413, headers={"X-Request-ID": rid, **SECURITY_HEADERS})
+            await response(scope, receive, send)
+            return
+
+        async def replay() -> Any:
+            return messages.pop(0) if messages else await receive()
+
+        await self.app(scope, replay, send)
+
+
 def create_app(settings: Settings | None = None, engine: Engine | None = None) -> FastAPI:
     settings = settings or get_settings()
     engine = engine or Engine(settings)
@@ -73,6 +119,7 @@ def create_app(settings: Settings | None = None, engine: Engine | None = None) -
     app.state.engine = engine
     app.state.settings = settings
     errors.install(app)
+    app.add_middleware(BodyCap, limit=settings.max_json_bytes)
     if settings.cors_origins:
         app.add_middleware(CORSMiddleware, allow_origins=settings.cors_origins, allow_methods=["GET", "POST", "DELETE"],
                            allow_headers=["Authorization", "Content-Type", "Content-Encoding"])

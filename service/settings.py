@@ -40,11 +40,14 @@ class Settings(BaseSettings):
     unknown_threshold: float = 0.5  # a calibrated probability: below it the top entry is more likely wrong than right
 
     # Ingest limits.
-    max_upload_bytes: int = 64 * 1024 * 1024
-    max_decompressed_bytes: int = 256 * 1024 * 1024
+    max_upload_bytes: int = 160 * 1024 * 1024  # compressed: a 1 GB log is ~90-120 MB as gzip
+    max_decompressed_bytes: int = 4 * 1024**3  # streamed: memory follows the selected lines, not this
     max_files: int = 64
     max_line_chars: int = 16_384
     max_lines: int = 20_000_000
+    max_json_bytes: int = 256 * 1024  # every other request body (questions, codes, Slack forms)
+    big_request_bytes: int = 8 * 1024 * 1024  # a log upload over this runs in the bounded pool below
+    big_request_workers: int = 2
     max_question_chars: int = 2_000
 
     # LLM composer (off unless a model is named).

@@ -14,6 +14,7 @@ import sqlite3
 import subprocess
 import sys
 import threading
+import zlib
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -404,3 +405,32 @@ def test_several_workers_start_on_a_fresh_data_dir_and_answer(session_data_dir, 
     with sqlite3.connect(data / "crashdoc.db") as db:
         assert db.execute("select count(*) from alembic_version").fetchone() == (1,)
         assert db.execute("select count(*) from diagnoses").fetchone() == (6,)
+
+
+# ---------------------------------------------------------------- hostile bodies, bounded memory
+
+
+def _gzip_stream(piece: bytes, times: int) -> bytes:
+    """gzip of ``piece * times`` without holding the whole of it."""
+    z = zlib.compressobj(1, zlib.DEFLATED, 16 + zlib.MAX_WBITS)
+    return b"".join(z.compress(piece) for _ in range(times)) + z.flush()
+
+
+def test_hostile_bodies_get_a_clear_answer_and_the_server_memory_stays_bounded(server):
+    """64 MiB of newlines (a 413 on the line limit), a gzip bomb (a 413 on the decompressed limit), a 256 MiB line
+    with no newline (read in bounded memory, cut, diagnosed), a 1 MiB JSON question (a 413 before it is parsed)."""
+    url = f"{server.url}/v1/diagnoses"
+    gz = {**TEXT, "Content-Encoding": "gzip"}
+    newlines = httpx.post(url, content=_gzip_stream(b"\n" * MiB, 64), headers=gz, timeout=300)
+    assert newlines.status_code == 413 and "more than 20,000,000 lines" in newlines.json()["error"]["message"]
+    bomb = httpx.post(url, content=_gzip_stream(b" " * MiB, 64) * 80, headers=gz, timeout=300)  # 80 members: 5 GiB
+    assert bomb.status_code == 413 and "decompressed size is over the 4096 MiB limit" in bomb.json()["error"]["message"]
+    line = httpx.post(url, content=_gzip_stream(b"x" * MiB, 256), headers=gz, timeout=300)
+    assert line.status_code == 201, line.text[:300]
+    assert any("only their start was read" in n for n in line.json()["notes"])
+    question = httpx.post(f"{url}/d_nope/messages", json={"question": "q" * MiB}, timeout=60)
+    assert question.status_code == 413 and question.headers["X-Request-ID"]
+    assert "KiB limit" in question.json()["error"]["message"]
+    status = Path(f"/proc/{server.pid}/status").read_text()
+    peak_mb = int(re.search(r"VmHWM:\s+(\d+) kB", status).group(1)) / 1024  # type: ignore[union-attr]
+    assert peak_mb < 1536, f"server peak RSS {peak_mb:.0f} MB"

@@ -46,3 +46,23 @@ def test_large_files_stay_in_memory(monkeypatch):
     assert [s.name for s in sources] == ["rank_0.log", "rank_1.log"]
     assert sources[0].data == big
     assert rolled == []  # Starlette's default would have spooled the 2.7 MB part to disk
+
+
+def test_a_big_upload_runs_in_the_bounded_pool_and_a_small_one_in_the_default():
+    from types import SimpleNamespace
+
+    from service.api.deps import pool_for
+    from service.models import Source
+    from service.settings import Settings
+
+    app = SimpleNamespace(state=SimpleNamespace(settings=Settings(big_request_bytes=1000, big_request_workers=2)))
+    request = SimpleNamespace(app=app)
+
+    async def pools() -> tuple[object, object, object]:
+        return (pool_for(request, [Source(name="a.log", data=b"x" * 1000)]),  # type: ignore[arg-type]
+                pool_for(request, [Source(name="a.log", data=b"x" * 600), Source(name="b.log", data=b"x" * 600)]),  # type: ignore[arg-type]
+                pool_for(request, [Source(name="c.log", data=b"x" * 5000)]))  # type: ignore[arg-type]
+
+    small, big, again = asyncio.run(pools())
+    assert small is None
+    assert big is again and big.total_tokens == 2  # type: ignore[attr-defined]

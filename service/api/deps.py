@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from datetime import date
 from typing import Annotated, TypeVar
 
-from anyio import to_thread
+from anyio import CapacityLimiter, to_thread
 from fastapi import Depends, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from starlette.datastructures import FormData, UploadFile
@@ -184,6 +184,21 @@ async def spending(request: Request, who: Caller, kind: str) -> AsyncIterator[No
     except Exception:
         await to_thread.run_sync(spent.refund)
         raise
+
+
+# ---------------------------------------------------------------- the pool for big requests
+
+
+def pool_for(request: Request, sources: list[Source]) -> CapacityLimiter | None:
+    """A big upload runs in a pool of ``big_request_workers`` threads, so it never takes the threads the small
+    ones run in (None: the default pool). The pool is made on first use, inside the event loop."""
+    s = settings(request)
+    if sum(len(src.data) for src in sources) <= s.big_request_bytes:
+        return None
+    pool: CapacityLimiter | None = getattr(request.app.state, "big_requests", None)
+    if pool is None:
+        pool = request.app.state.big_requests = CapacityLimiter(s.big_request_workers)
+    return pool
 
 
 # ---------------------------------------------------------------- uploads

@@ -14,7 +14,7 @@ from fastapi.responses import StreamingResponse
 from pydantic import BaseModel, Field
 
 from service.api.account_routes import DiagnosisId
-from service.api.deps import CallerDep, EngineDep, read_sources, spending
+from service.api.deps import CallerDep, EngineDep, pool_for, read_sources, spending
 from service.api.errors import error_body
 from service.chat.models import ChatEvent
 from service.errors import CrashdocError, NotFound
@@ -48,7 +48,8 @@ async def create_diagnosis(request: Request, engine: EngineDep, who: CallerDep) 
     """Diagnose the files of one run: the log as the raw body (text/plain, gzip accepted) or multipart `files`."""
     async with spending(request, who, "diagnosis"):
         sources = await read_sources(request, engine.limits)
-        return await to_thread.run_sync(lambda: diagnose(engine, sources, workspace_id=who.workspace_id))
+        return await to_thread.run_sync(lambda: diagnose(engine, sources, workspace_id=who.workspace_id),
+                                        limiter=pool_for(request, sources))
 
 
 @router.get("/v1/diagnoses/{diagnosis_id}", response_model=Diagnosis, tags=["diagnoses"])

@@ -59,7 +59,8 @@ async def submit(request: Request) -> Response:
         who = deps.caller(request, None)
         async with deps.spending(request, who, "diagnosis"):
             sources = await read_run(request, engine.limits)
-            d = await to_thread.run_sync(lambda: diagnose(engine, sources, workspace_id=who.workspace_id))
+            d = await to_thread.run_sync(lambda: diagnose(engine, sources, workspace_id=who.workspace_id),
+                                         limiter=deps.pool_for(request, sources))
     except _SHOWN_ON_PAGE as exc:
         return page("index.html", status=exc.status, headers=_retry_after(exc), limits=engine.limits,
                     kinds=masked_kinds(), llm=bool(engine.settings.llm_model), error=exc)
