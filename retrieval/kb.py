@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
 
@@ -24,6 +25,56 @@ SECTIONS: tuple[tuple[str, str], ...] = (
     ("verify", "Verify"),
 )
 _SECTION_KEYS = {title.lower(): key for key, title in SECTIONS}
+
+
+# The vocabulary of two front-matter fields: ``phase`` (where in a run the failure strikes: the moment a
+# reader would recognise from their own run) and ``libraries`` (the hub pages, /kb/library/<key>, it is on).
+@dataclass(frozen=True)
+class Phase:
+    key: str
+    title: str
+    blurb: str
+
+
+PHASES: tuple[Phase, ...] = (
+    Phase("start-up", "Start-up", "before the first step: imports, builds, drivers, device set-up, config checks, model loading"),
+    Phase("first-step", "First step", "the first forward, backward or optimizer step: shapes, dtypes, kernels, memory peaks"),
+    Phase("mid-run", "Mid-run", "after training has been going for a while: growth, numerics, hardware, jobs killed from outside"),
+    Phase("checkpoint", "Checkpoint", "saving, loading or resuming a checkpoint"),
+    Phase("scale-up", "Scale-up and multi-node", "appears when the run goes to more GPUs or more nodes: transports, rendezvous, launchers"),
+)
+
+@dataclass(frozen=True)
+class Library:
+    """A hub page: the entries whose front matter lists ``key`` under ``libraries``. ``names`` pick out the
+    rows of an entry's affected software that concern the library (shown on the hub)."""
+
+    key: str
+    title: str
+    names: tuple[str, ...]
+
+
+LIBRARIES: tuple[Library, ...] = (
+    Library("pytorch", "PyTorch", ("pytorch", "torch", "ddp", "fsdp", "torchrun", "autograd")),
+    Library("deepspeed", "DeepSpeed", ("deepspeed",)),
+    Library("nccl", "NCCL", ("nccl",)),
+    Library("cuda", "CUDA", ("cuda", "cublas", "cudnn", "nvcc", "nvidia-driver")),
+    Library("transformers", "Hugging Face Transformers", ("transformers", "hf-trainer", "huggingface_hub")),
+    Library("accelerate", "Accelerate", ("accelerate",)),
+    Library("peft", "PEFT", ("peft", "lora")),
+    Library("apex", "NVIDIA Apex", ("apex",)),
+    Library("flash-attn", "FlashAttention", ("flash-attn", "flash-attention")),
+    Library("bitsandbytes", "bitsandbytes", ("bitsandbytes",)),
+    Library("triton", "Triton and torch.compile", ("triton", "torch-compile", "inductor")),
+    Library("transformer-engine", "Transformer Engine", ("transformer-engine",)),
+    Library("vllm", "vLLM and inference engines", ("vllm", "sglang")),
+    Library("numpy", "NumPy", ("numpy",)),
+    Library("lightning", "Lightning", ("lightning",)),
+    Library("slurm", "Slurm", ("slurm",)),
+    Library("containers", "Docker and Kubernetes", ("docker", "kubernetes", "nvidia-container-toolkit")),
+)
+
+
 
 
 class _Strict(BaseModel):
@@ -57,6 +108,8 @@ class FrontMatter(_Strict):
     id: str = Field(pattern=r"^[a-z0-9][a-z0-9-]+$")
     title: str = Field(min_length=5)
     category: str
+    phase: str  # a key of PHASES
+    libraries: list[str] = Field(default_factory=list)  # keys of LIBRARIES
     summary: str = Field(min_length=20)
     tags: list[str] = Field(default_factory=list)
     schema_version: int
@@ -64,6 +117,21 @@ class FrontMatter(_Strict):
     related: list[str] = Field(default_factory=list)
     signals: Signals
     affected: Affected
+
+    @field_validator("phase")
+    @classmethod
+    def _known_phase(cls, v: str) -> str:
+        if v not in {p.key for p in PHASES}:
+            raise ValueError(f"unknown phase '{v}' (one of {', '.join(p.key for p in PHASES)})")
+        return v
+
+    @field_validator("libraries")
+    @classmethod
+    def _known_libraries(cls, v: list[str]) -> list[str]:
+        unknown = [k for k in v if k not in {lib.key for lib in LIBRARIES}]
+        if unknown:
+            raise ValueError(f"unknown libraries {unknown} (the keys of LIBRARIES in retrieval/kb.py)")
+        return v
 
     @field_validator("schema_version")
     @classmethod

@@ -9,10 +9,9 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-import yaml
 from fastapi.testclient import TestClient
 
-from retrieval.kb import SECTIONS, Affected, Entry, FrontMatter, Signals, Software
+from retrieval.kb import SECTIONS, Affected, Entry, FrontMatter, Signals, Software, load_kb
 from service.app import create_app
 from service.pipeline import Engine
 from service.settings import REPO_ROOT
@@ -24,6 +23,7 @@ FUSED = "deepspeed-fusedadam-illegal-memory-access"
 LOG = (EXAMPLES / "fusedadam-h100.log").read_bytes()
 HF_TOKEN = "hf_QmZr8tXw2LpV9kNc4YsHj7BgD1aEoUfT3i"
 KB_IDS = sorted(p.stem for p in (REPO_ROOT / "kb").glob("*.md") if p.name != "README.md")
+KB = load_kb(REPO_ROOT / "kb")
 
 
 @pytest.fixture(scope="module")
@@ -245,48 +245,53 @@ def test_static_assets_are_served_versioned_and_nothing_else(client):
 # ---------------------------------------------------------------- the encyclopedia's tables
 
 
-def test_every_kb_entry_has_a_phase():
-    missing = [i for i in KB_IDS if i not in enc.PHASE_OF]
-    assert not missing, f"add these to PHASE_OF in service/web/encyclopedia.py: {missing}"
-
-
-def test_phase_table_names_real_entries_and_phases():
-    catalog = REPO_ROOT.parent / "shared" / "failure-catalog.yaml"
-    known = set(KB_IDS)
-    if catalog.exists():
-        known |= {f["id"] for f in yaml.safe_load(catalog.read_text())["failures"]}
-    assert set(enc.PHASE_OF) <= known, set(enc.PHASE_OF) - known
-    assert set(enc.PHASE_OF.values()) <= {p.key for p in enc.PHASES}
-
-
-def _entry(tags: list[str], software: list[str]) -> Entry:
+def _entry(tags: list[str], software: list[str], libraries: list[str] | None = None) -> Entry:
     meta = FrontMatter(
-        id="x-entry", title="A test entry", category="cuda", summary="A summary long enough for the model.",
-        tags=tags, schema_version=1, updated="2026-01-01", signals=Signals(messages=["boom"]),
-        affected=Affected(software=[Software(name=n, versions="all") for n in software]),
+        id="x-entry", title="A test entry", category="cuda", phase="mid-run", libraries=libraries or [],
+        summary="A summary long enough for the model.", tags=tags, schema_version=1, updated="2026-01-01",
+        signals=Signals(messages=["boom"]), affected=Affected(software=[Software(name=n, versions="all") for n in software]),
     )
     return Entry(meta=meta, sections={}, path="x-entry.md")
 
 
-LIBRARY_MATCHES = [
-    # (tags, software names, library, belongs)
-    (["deepspeed"], [], "deepspeed", True),
-    ([], ["deepspeed"], "deepspeed", True),
-    ([], ["custom CUDA extensions (apex, DeepSpeed ops, flash-attn)"], "deepspeed", True),
-    ([], ["torch"], "pytorch", True),
-    ([], ["torchvision / torchaudio"], "pytorch", False),  # a word, not a prefix
-    (["nccl"], [], "nccl", True),
-    (["nccl-tests"], [], "nccl", False),
-    ([], ["flash-attn"], "flash-attn", True),
-    (["oom"], ["transformers"], "deepspeed", False),
+SOFTWARE_ROWS = [
+    # (software names, library, the rows the hub shows)
+    (["deepspeed"], "deepspeed", ["deepspeed"]),
+    (["custom CUDA extensions (apex, DeepSpeed ops, flash-attn)"], "deepspeed", ["custom CUDA extensions (apex, DeepSpeed ops, flash-attn)"]),
+    (["torch", "torchvision / torchaudio"], "pytorch", ["torch"]),  # a word, not a prefix
+    (["nccl-tests"], "nccl", []),
+    (["transformers"], "deepspeed", []),
 ]
 
 
-@pytest.mark.parametrize(("tags", "software", "key", "belongs"), LIBRARY_MATCHES)
-def test_library_hub_membership(tags, software, key, belongs):
+@pytest.mark.parametrize(("software", "key", "rows"), SOFTWARE_ROWS)
+def test_a_hub_shows_the_software_rows_that_name_its_library(software, key, rows):
     lib = enc.library(key)
     assert lib is not None
-    assert (lib in enc.libraries_of(_entry(tags, software))) is belongs
+    assert [s.name for s in enc.software_for(_entry([], software, [key]), lib)] == rows
+
+
+def test_hub_membership_and_phase_come_from_the_front_matter():
+    entry = _entry([], [], ["nccl", "cuda"])
+    assert [lib.key for lib in enc.libraries_of(entry)] == ["nccl", "cuda"]  # in LIBRARIES' order
+    assert enc.phase_of(entry).key == "mid-run"
+
+
+@pytest.mark.parametrize("entry_id", KB_IDS)
+def test_an_entry_is_on_the_hub_of_every_library_its_affected_software_names(entry_id):
+    entry = KB.entries[entry_id]
+    named = [lib.key for lib in enc.LIBRARIES if enc.software_for(entry, lib)]
+    assert [k for k in named if k not in entry.meta.libraries] == []
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "says"),
+    [("phase", "lunch-break", "unknown phase"), ("libraries", ["pytorch", "tensorflow"], "unknown libraries")],
+)
+def test_front_matter_refuses_an_unknown_phase_or_library(field, value, says):
+    good = _entry([], []).meta.model_dump()
+    with pytest.raises(ValueError, match=says):
+        FrontMatter.model_validate({**good, field: value})
 
 
 SEARCHES = [

@@ -1,150 +1,18 @@
-"""How the encyclopedia pages slice ``kb/``: where in a run each failure strikes, which library hubs exist,
-and the server-side search. Both tables are data: a new entry gets a line in ``PHASE_OF`` (a test checks
-that every file in ``kb/`` has one), a new hub a line in ``LIBRARIES``.
+"""How the encyclopedia pages slice ``kb/``: where in a run each failure strikes, which library hubs it is on,
+and the server-side search. Both come from each entry's front matter (``phase``, ``libraries``), whose
+vocabularies are ``PHASES`` and ``LIBRARIES`` in ``retrieval/kb.py``.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
 from retrieval.index import Index, lexical_search
-from retrieval.kb import Entry, KnowledgeBase, Software, section_steps
+from retrieval.kb import LIBRARIES, PHASES, Entry, KnowledgeBase, Library, Phase, Software, section_steps
 
 
-@dataclass(frozen=True)
-class Phase:
-    key: str
-    title: str
-    blurb: str
-
-
-PHASES: tuple[Phase, ...] = (
-    Phase("start-up", "Start-up", "before the first step: imports, builds, drivers, device set-up, config checks, model loading"),
-    Phase("first-step", "First step", "the first forward, backward or optimizer step: shapes, dtypes, kernels, memory peaks"),
-    Phase("mid-run", "Mid-run", "after training has been going for a while: growth, numerics, hardware, jobs killed from outside"),
-    Phase("checkpoint", "Checkpoint", "saving, loading or resuming a checkpoint"),
-    Phase("scale-up", "Scale-up and multi-node", "appears when the run goes to more GPUs or more nodes: transports, rendezvous, launchers"),
-)
-
-# Where each failure usually strikes (the catalogue's ids, ../shared/failure-catalog.yaml). One phase per
-# entry: the moment a reader would recognise from their own run.
-PHASE_OF: dict[str, str] = {
-    # memory
-    "cuda-oom": "first-step",
-    "cuda-oom-fragmentation": "mid-run",
-    "cuda-memory-leak-growth": "mid-run",
-    "host-oom-killed": "mid-run",
-    "dataloader-shm-exhausted": "first-step",
-    # data
-    "dataloader-worker-crash": "mid-run",
-    "collate-unequal-sample-shapes": "first-step",
-    # infra
-    "too-many-open-files": "mid-run",
-    "disk-full": "checkpoint",
-    "sighup-session-hangup": "mid-run",
-    "process-killed-sigkill": "mid-run",
-    "slurm-time-limit": "mid-run",
-    # cuda
-    "cuda-illegal-memory-access": "first-step",
-    "deepspeed-fusedadam-illegal-memory-access": "first-step",
-    "cuda-device-side-assert": "first-step",
-    "cuda-no-kernel-image": "start-up",
-    "cuda-driver-too-old": "start-up",
-    "cuda-not-available": "start-up",
-    "cuda-reinit-forked-subprocess": "first-step",
-    "cublas-failure": "first-step",
-    "cudnn-failure": "first-step",
-    "cuda-launch-failure": "mid-run",
-    # hardware
-    "gpu-fell-off-bus": "mid-run",
-    "gpu-ecc-error": "mid-run",
-    "gpu-p2p-unsupported": "scale-up",
-    # distributed
-    "nccl-watchdog-timeout": "mid-run",
-    "nccl-system-error": "scale-up",
-    "nccl-cuda-error": "mid-run",
-    "nccl-invalid-usage": "scale-up",
-    "nccl-network-error": "scale-up",
-    "torchrun-child-failed": "mid-run",
-    "dist-rendezvous-timeout": "scale-up",
-    "dist-address-in-use": "start-up",
-    "ddp-unused-parameters": "first-step",
-    "ddp-marked-ready-twice": "first-step",
-    "collective-mismatch": "mid-run",
-    "fsdp-error": "start-up",
-    # deepspeed
-    "deepspeed-batch-config-mismatch": "start-up",
-    "deepspeed-op-build-failure": "start-up",
-    "deepspeed-zero3-shape-mismatch": "start-up",
-    "deepspeed-zero-checkpoint-topology-change": "checkpoint",
-    "deepspeed-zero-gradient-computed-twice": "first-step",
-    "deepspeed-launcher-ssh-unreachable": "scale-up",
-    # numerics
-    "loss-nan": "mid-run",
-    "fp16-loss-scale-underflow": "mid-run",
-    "bf16-unsupported": "start-up",
-    "fp8-unsupported-gpu": "start-up",
-    "fp8-gemm-shape-alignment": "first-step",
-    "dtype-mismatch": "first-step",
-    # autograd and model
-    "autograd-inplace-modified": "first-step",
-    "autograd-backward-twice": "first-step",
-    "autograd-no-grad-fn": "first-step",
-    "shape-mismatch": "first-step",
-    "device-mismatch": "first-step",
-    # checkpoint
-    "checkpoint-key-mismatch": "checkpoint",
-    "checkpoint-size-mismatch": "checkpoint",
-    "checkpoint-weights-only": "checkpoint",
-    "checkpoint-corrupt": "checkpoint",
-    # environment
-    "extension-undefined-symbol": "start-up",
-    "cuda-version-mismatch-build": "start-up",
-    "bitsandbytes-setup": "start-up",
-    "numpy-abi-mismatch": "start-up",
-    "glibcxx-missing": "start-up",
-    "torch-compile-failure": "first-step",
-    "hf-hub-unreachable": "start-up",
-    # inference
-    "vllm-kv-cache-too-small": "start-up",
-    "vllm-gpu-memory-in-use": "start-up",
-}
-
-
-def phase_of(entry_id: str) -> Phase | None:
-    key = PHASE_OF.get(entry_id)
-    return next((p for p in PHASES if p.key == key), None)
-
-
-@dataclass(frozen=True)
-class Library:
-    """A hub page: an entry belongs when one of ``names`` is one of its tags or a word of a software name."""
-
-    key: str
-    title: str
-    names: tuple[str, ...]
-
-
-LIBRARIES: tuple[Library, ...] = (
-    Library("pytorch", "PyTorch", ("pytorch", "torch", "ddp", "fsdp", "torchrun", "autograd")),
-    Library("deepspeed", "DeepSpeed", ("deepspeed",)),
-    Library("nccl", "NCCL", ("nccl",)),
-    Library("cuda", "CUDA", ("cuda", "cublas", "cudnn", "nvcc", "nvidia-driver")),
-    Library("transformers", "Hugging Face Transformers", ("transformers", "hf-trainer", "huggingface_hub")),
-    Library("accelerate", "Accelerate", ("accelerate",)),
-    Library("peft", "PEFT", ("peft", "lora")),
-    Library("apex", "NVIDIA Apex", ("apex",)),
-    Library("flash-attn", "FlashAttention", ("flash-attn", "flash-attention")),
-    Library("bitsandbytes", "bitsandbytes", ("bitsandbytes",)),
-    Library("triton", "Triton and torch.compile", ("triton", "torch-compile", "inductor")),
-    Library("transformer-engine", "Transformer Engine", ("transformer-engine",)),
-    Library("vllm", "vLLM and inference engines", ("vllm", "sglang")),
-    Library("numpy", "NumPy", ("numpy",)),
-    Library("lightning", "Lightning", ("lightning",)),
-    Library("slurm", "Slurm", ("slurm",)),
-    Library("containers", "Docker and Kubernetes", ("docker", "kubernetes", "nvidia-container-toolkit")),
-)
+def phase_of(entry: Entry) -> Phase:
+    return next(p for p in PHASES if p.key == entry.meta.phase)
 
 
 def library(key: str) -> Library | None:
@@ -160,10 +28,6 @@ def software_for(entry: Entry, lib: Library) -> list[Software]:
     """The entry's affected-software rows that name the library (its versions, fix, note)."""
     words = _pattern(lib)
     return [s for s in entry.meta.affected.software if words.search(s.name)]
-
-
-def _names_library(entry: Entry, lib: Library) -> bool:
-    return any(t.lower() in lib.names for t in entry.meta.tags) or bool(software_for(entry, lib))
 
 
 _BLOCK_START = re.compile(r"^\s*(```|[-*+] |\d+[.)] )")
@@ -184,18 +48,18 @@ def first_fix(entry: Entry) -> str:
 
 
 def entries_for_library(kb: KnowledgeBase, lib: Library) -> list[Entry]:
-    return [e for e in sorted(kb.entries.values(), key=lambda e: e.title.lower()) if _names_library(e, lib)]
+    return [e for e in sorted(kb.entries.values(), key=lambda e: e.title.lower()) if lib.key in e.meta.libraries]
 
 
 def libraries_of(entry: Entry) -> list[Library]:
-    return [lib for lib in LIBRARIES if _names_library(entry, lib)]
+    return [lib for lib in LIBRARIES if lib.key in entry.meta.libraries]
 
 
 def by_phase(entries: list[Entry]) -> list[tuple[Phase, list[Entry]]]:
-    """Entries grouped in run order; an entry missing from ``PHASE_OF`` is shown under mid-run."""
+    """Entries grouped in run order."""
     groups: dict[str, list[Entry]] = {p.key: [] for p in PHASES}
     for e in entries:
-        groups[PHASE_OF.get(e.id, "mid-run")].append(e)
+        groups[e.meta.phase].append(e)
     return [(p, groups[p.key]) for p in PHASES if groups[p.key]]
 
 

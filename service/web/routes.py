@@ -81,7 +81,7 @@ def _diagnosis_context(engine: Engine, diagnosis_id: str) -> dict[str, Any]:
         "d": d, "entry": engine.kb.get(d.entry_id) if d.entry_id else None, "excerpt": excerpt, "cited": cited,
         "primary": primary, "anchors": anchors, "messages": history_of(engine, diagnosis_id), "entries": entries,
         "key_facts": [n for n in _KEY_FACTS if n in d.facts][:6],
-        "threshold": engine.settings.unknown_threshold, "phase": enc.phase_of(d.entry_id) if d.entry_id else None,
+        "threshold": engine.settings.unknown_threshold, "phase": enc.phase_of(entry) if (entry := engine.kb.get(d.entry_id or "")) else None,
         "llm": bool(engine.settings.llm_model), "max_question": engine.settings.max_question_chars,
         "timeline_svg": swimlane(d),
     }
@@ -130,7 +130,7 @@ async def ask_form(diagnosis_id: str, request: Request) -> Response:
 
 
 def _cards(entries: list[Entry]) -> list[dict[str, Any]]:
-    return [{"entry": e, "phase": enc.phase_of(e.id)} for e in entries]
+    return [{"entry": e, "phase": enc.phase_of(e)} for e in entries]
 
 
 @router.get("/kb")
@@ -171,7 +171,7 @@ def kb_entry(entry_id: str, request: Request) -> Response:
     if entry is None:
         return _not_found(f"There is no entry '{entry_id}'.", "Search the encyclopedia for it.")
     related = [kb.entries[r] for r in entry.meta.related if r in kb.entries]
-    return page("kb_entry.html", entry=entry, related=related, phase=enc.phase_of(entry.id),
+    return page("kb_entry.html", entry=entry, related=related, phase=enc.phase_of(entry),
                 libraries=enc.libraries_of(entry), ids=kb.entries.keys())
 
 
