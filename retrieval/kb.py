@@ -9,7 +9,7 @@ from datetime import date
 from pathlib import Path
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from retrieval.errors import KBError
 
@@ -85,6 +85,18 @@ class Signals(_Strict):
     messages: list[str] = Field(min_length=1)
     more_likely_when: list[str] = Field(default_factory=list)
     less_likely_when: list[str] = Field(default_factory=list)
+    # fragment -> the releases whose artifacts contain it, as kb/check_signals.py found (it writes this)
+    seen_in: dict[str, list[str]] = Field(default_factory=dict)
+    # fragment -> what prints it, for a fragment that no artifact the check reads can contain
+    # (the kernel, the CUDA driver, the shell, a launcher that is not on PyPI)
+    printed_by: dict[str, str] = Field(default_factory=dict)
+
+    @model_validator(mode="after")
+    def _keys_are_messages(self) -> Signals:
+        unknown = [k for k in (*self.seen_in, *self.printed_by) if k not in self.messages]
+        if unknown:
+            raise ValueError(f"seen_in/printed_by name fragments that are not in messages: {unknown}")
+        return self
 
 
 class Software(_Strict):
@@ -92,6 +104,8 @@ class Software(_Strict):
     versions: str
     fixed_in: str | None = None
     note: str | None = None
+    # the releases whose source or artifacts were read to check this entry's claims about the library
+    checked: list[str] = Field(default_factory=list)
 
     @field_validator("versions", "fixed_in", mode="before")
     @classmethod
@@ -210,11 +224,18 @@ def parse_entry(path: Path) -> Entry:
     return Entry(meta=meta, sections=sections, path=str(path))
 
 
+# Markdown files of kb/ that are not entries: its guide and the signal check's report.
+NOT_ENTRIES = frozenset({"README.md", "signals-report.md"})
+
+
+def entry_paths(kb_dir: Path) -> list[Path]:
+    """The entry files of a kb/ folder, sorted."""
+    return [p for p in sorted(kb_dir.glob("*.md")) if p.name not in NOT_ENTRIES]
+
+
 def content_hash(kb_dir: Path) -> str:
     h = hashlib.sha256()
-    for p in sorted(kb_dir.glob("*.md")):
-        if p.name == "README.md":
-            continue
+    for p in entry_paths(kb_dir):
         h.update(p.name.encode())
         h.update(p.read_bytes())
     return h.hexdigest()[:16]
@@ -223,9 +244,7 @@ def content_hash(kb_dir: Path) -> str:
 def load_kb(kb_dir: Path) -> KnowledgeBase:
     """Load and validate every entry; cross-checks `related` ids."""
     entries: dict[str, Entry] = {}
-    for p in sorted(kb_dir.glob("*.md")):
-        if p.name == "README.md":
-            continue
+    for p in entry_paths(kb_dir):
         entry = parse_entry(p)
         entries[entry.id] = entry
     if not entries:  # an install without its kb/ must not answer "unknown" to everything without a word

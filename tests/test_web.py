@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
-from retrieval.kb import SECTIONS, Affected, Entry, FrontMatter, Signals, Software, load_kb
+from retrieval.kb import SECTIONS, Affected, Entry, FrontMatter, Signals, Software, entry_paths, load_kb
 from service.app import create_app
 from service.pipeline import Engine
 from service.settings import REPO_ROOT
@@ -22,7 +22,7 @@ from tests.conftest import EXAMPLES
 FUSED = "deepspeed-fusedadam-illegal-memory-access"
 LOG = (EXAMPLES / "fusedadam-h100.log").read_bytes()
 HF_TOKEN = "hf_QmZr8tXw2LpV9kNc4YsHj7BgD1aEoUfT3i"
-KB_IDS = sorted(p.stem for p in (REPO_ROOT / "kb").glob("*.md") if p.name != "README.md")
+KB_IDS = [p.stem for p in entry_paths(REPO_ROOT / "kb")]
 KB = load_kb(REPO_ROOT / "kb")
 
 

@@ -1,0 +1,151 @@
+"""The signal check's matching, on a fake wheel built here (no network, no pip)."""
+
+from __future__ import annotations
+
+import re
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from retrieval.kb import load_kb
+from retrieval.signal_check import (
+    Artifact,
+    Haystack,
+    check_entries,
+    read_archive,
+    releases_for,
+    render_report,
+    write_seen_in,
+)
+
+REPO = Path(__file__).resolve().parent.parent
+
+# Texts as the real releases store them: a Python f-string split over lines, a %-format string in a
+# shared library, C++ message pieces stored side by side, and a traceback's code line.
+PY_SOURCE = '''
+def reduce(param_id, name):
+    assert self.params_already_reduced[param_id] == False, \\
+        f"The parameter {name} has already been reduced. \\
+        Gradient computed twice for this partition."
+    raise ValueError(
+        "FP8 execution requires the product of all dimensions except the last to be"
+        f" divisible by 8, but got tensor with dims={dims}"
+    )
+    msg = f"Set TORCHDYNAMO_VERBOSE=1 for {stack_trace} (please do this)"
+'''
+SO_STRINGS = [
+    b"NET/IB: Got completion from peer %s with status=%s(%d) opcode=%s(%d) vendor_err=%u %s hca %s",
+    b"Error: failed to extend %s to %ld bytes, error: %s (%d)",
+    b"Watchdog caught collective operation timeout: ",
+    b"WorkNCCL(",
+    b"Multiple Ranks are using the same GPU/Partition. Set NCCL_MULTI_RANK_GPU_ENABLE=1 to enable this configuration.",
+]
+
+
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("wheels") / "fakelib-1.0-py3-none-any.whl"
+    with zipfile.ZipFile(path, "w") as z:
+        z.writestr("fakelib/ops/adam/fused_adam.py", PY_SOURCE)
+        z.writestr("fakelib/lib/libfake.so.2", b"\x7fELF\x00\x01" + b"\x00\x00".join(SO_STRINGS) + b"\x00")
+    return path
+
+
+@pytest.fixture(scope="module")
+def haystack(wheel: Path) -> Haystack:
+    return Haystack(read_archive(wheel))
+
+
+# (fragment, found): real log fragments that must be found, and near misses that must not.
+CASES = [
+    ("has already been reduced.", True),
+    ("The parameter model.layers.3.mlp.up_proj.weight has already been reduced.", True),  # the {name} field
+    ("assert self.params_already_reduced[param_id] == False", True),  # a traceback's code line
+    ("fakelib/ops/adam/fused_adam.py", True),  # a member path, as tracebacks print it
+    ("in reduce", True),  # a traceback frame: "..., line 3, in reduce"
+    ("with status=IBV_WC_RETRY_EXC_ERR(12) opcode=IBV_WC_RECV(128) vendor_err=129", True),
+    ("failed to extend /dev/shm/nccl-", True),  # %s rendered as a path
+    ("Watchdog caught collective operation timeout: WorkNCCL(", True),  # two adjacent pieces
+    ("Multiple Ranks are using the same GPU/Partition.", True),
+    ("but got tensor with dims=", True),
+    ("Set TORCHDYNAMO_VERBOSE=1 for the internal stack trace", True),  # a field rendered as a phrase
+    ("with status=12 opcode=0 len=0 vendor err 129", False),  # the older NCCL wording
+    ("Duplicate GPU detected : rank", False),
+    ("Multiple gradient reductions are currently not supported", False),
+    ("vendor err 129", False),
+    ("this sentence appears in no release at all", False),
+    ("in reduce_partition_and_remove_grads", False),  # a function that does not exist
+]
+
+
+@pytest.mark.parametrize(("fragment", "found"), CASES)
+def test_fragment_is_found_only_where_the_release_prints_it(haystack: Haystack, fragment: str, found: bool):
+    assert haystack.contains(fragment) is found
+
+
+@pytest.mark.parametrize(
+    ("versions", "expected"),
+    [
+        ("all", ["0.18.1", "0.19.8"]),
+        (">= 0.19", ["0.19.8"]),
+        ("< 0.19 (old wording)", ["0.18.1"]),
+        ("0.14.2 - 0.18.0 (free text)", ["0.18.1", "0.19.8"]),  # not a specifier: every listed release
+    ],
+)
+def test_an_entry_range_selects_the_listed_releases(monkeypatch: pytest.MonkeyPatch, versions: str, expected: list[str]):
+    from retrieval import signal_check
+
+    listed = [Artifact("deepspeed", "deepspeed", v, sdist=True) for v in ("0.18.1", "0.19.8")]
+    monkeypatch.setitem(signal_check.RELEASES, "deepspeed", listed)
+    assert [a.version for a in releases_for(versions, "deepspeed")] == expected
+
+
+def _entry(kb_dir: Path, entry_id: str, messages: list[str]) -> None:
+    """A copy of a real entry whose fragments are `messages` and whose only library is fakelib."""
+    text = (REPO / "kb" / f"{entry_id}.md").read_text(encoding="utf-8")
+    head, rest = text.split("  more_likely_when:", 1)
+    head = head.split("  messages:")[0] + "  messages:\n" + "".join(f"    - {m!r}\n" for m in messages)
+    text = re.sub(r"(?m)^related: .*$", "related: []", head + "  more_likely_when:" + rest)
+    front, body = text.split("\naffected:", 1)
+    body = body.split("\n---\n", 1)[1]
+    software = '\naffected:\n  hardware: ["any"]\n  software:\n    - name: fakelib\n      versions: "all"\n---\n'
+    (kb_dir / f"{entry_id}.md").write_text(front + software + body, encoding="utf-8")
+
+
+def test_report_and_seen_in(tmp_path: Path, wheel: Path, monkeypatch: pytest.MonkeyPatch):
+    from retrieval import signal_check
+
+    kb_dir = tmp_path / "kb"
+    kb_dir.mkdir()
+    _entry(kb_dir, "nccl-invalid-usage", ["Multiple Ranks are using the same GPU/Partition.", "Duplicate GPU detected : rank"])
+    _entry(kb_dir, "nccl-network-error", ["with status=12 opcode=0 len=0 vendor err 129", "a made-up message"])
+    old, new = Artifact("fakelib", "fakelib", "0.9"), Artifact("fakelib", "fakelib", "1.0")
+    monkeypatch.setitem(signal_check.RELEASES, "fakelib", [old, new])
+    haystacks = {
+        old.label: Haystack([signal_check._template("NET/IB : Got completion from peer %s with status=%d opcode=%d len=%u vendor err %u"),
+                             "Duplicate GPU detected : rank %d and rank %d both on CUDA device %lx"]),
+        new.label: Haystack(read_archive(wheel)),
+    }
+    kb = load_kb(kb_dir)
+    results = {r.entry_id: r for r in check_entries(kb, haystacks)}
+
+    usage, network = results["nccl-invalid-usage"], results["nccl-network-error"]
+    assert {f.fragment: f.found_in for f in usage.fragments} == {
+        "Multiple Ranks are using the same GPU/Partition.": ["fakelib 1.0"],
+        "Duplicate GPU detected : rank": ["fakelib 0.9"],
+    }
+    assert usage.stale == [] and network.stale == ["fakelib"]  # 1.0 prints neither network fragment
+    report = render_report(list(results.values()), kb)
+    assert "**1 unexplained**" in report and "`nccl-network-error`: `a made-up message`" in report
+    assert "- `nccl-network-error`: fakelib 1.0" in report
+
+    write_seen_in(kb_dir, signal_check.seen_in_of(list(results.values())))
+    reloaded = load_kb(kb_dir)
+    assert reloaded.entries["nccl-invalid-usage"].meta.signals.seen_in == {
+        "Multiple Ranks are using the same GPU/Partition.": ["fakelib 1.0"],
+        "Duplicate GPU detected : rank": ["fakelib 0.9"],
+    }
+    assert reloaded.entries["nccl-network-error"].meta.signals.seen_in == {
+        "with status=12 opcode=0 len=0 vendor err 129": ["fakelib 0.9"],
+    }
