@@ -149,3 +149,17 @@ def test_report_and_seen_in(tmp_path: Path, wheel: Path, monkeypatch: pytest.Mon
     assert reloaded.entries["nccl-network-error"].meta.signals.seen_in == {
         "with status=12 opcode=0 len=0 vendor err 129": ["fakelib 0.9"],
     }
+
+
+def test_a_cached_download_is_read_once_and_then_from_its_memo(tmp_path: Path, wheel: Path):
+    from retrieval.signal_check import load_haystack
+
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    (cache / wheel.name).write_bytes(wheel.read_bytes())  # already downloaded: pip is not called
+    artifact = Artifact("fakelib", "fakelib", "1.0")
+    first = load_haystack(artifact, cache)
+    memo = cache / f"{wheel.name}.units.json"
+    assert memo.exists() and first.contains("Watchdog caught collective operation timeout: WorkNCCL(")
+    (cache / wheel.name).write_bytes(b"not a zip any more")  # the memo, not the archive, is read now
+    assert load_haystack(artifact, cache).units == first.units
