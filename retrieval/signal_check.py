@@ -346,7 +346,7 @@ def render_report(results: list[EntryResult], kb: KnowledgeBase) -> str:
         "",
         "Written by `python kb/check_signals.py` (see its docstring). A fragment is *found* in a release when it",
         "is a substring of some rendering of a string literal, source line or shared-library string of that",
-        "release. Releases read: " + ", ".join(f"{lib} {', '.join(a.version for a in arts)}" for lib, arts in RELEASES.items()) + ".",
+        "release. Releases read: " + (", ".join(sorted({label for f in checked for label in f.checked})) or "none") + ".",
         "",
         f"- fragments of entries that name a library read here: {len(checked)}; found in at least one release: {len(found)}",
         f"- found in none of the releases read: {len(missing)}, of which {len(elsewhere)} are printed by something"

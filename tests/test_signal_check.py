@@ -139,6 +139,7 @@ def test_report_and_seen_in(tmp_path: Path, wheel: Path, monkeypatch: pytest.Mon
     report = render_report(list(results.values()), kb)
     assert "**1 unexplained**" in report and "`nccl-network-error`: `a made-up message`" in report
     assert "- `nccl-network-error`: fakelib 1.0" in report
+    assert "Releases read: fakelib 0.9, fakelib 1.0." in report  # what was read, not every listed release
 
     write_seen_in(kb_dir, signal_check.seen_in_of(list(results.values())))
     reloaded = load_kb(kb_dir)
