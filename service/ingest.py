@@ -389,6 +389,9 @@ def blocks(texts: Iterator[str], name: str, stats: FileStats, budget: Budget) ->
         stats.notes.append(f"{stats.giant} line(s) over {_mib(_HOLD)} without a newline: only their start was read")
 
 
+_TOKEN_END = re.compile(r".?[\s\"',]|[\s\"',]")  # the cut falls on a value's edge: nothing of a token is split
+
+
 def clean_line(line: str, max_chars: int) -> tuple[str, bool]:
     """One line as a terminal would show it: last carriage-return redraw, no ANSI, cut at ``max_chars``."""
     if "\r" in line:
@@ -398,8 +401,14 @@ def clean_line(line: str, max_chars: int) -> tuple[str, bool]:
     if "\x1b" in line:
         line = _ANSI.sub("", line)
     if len(line) > max_chars:
-        cut = len(line) - max_chars
-        return f"{line[:max_chars]} …[{cut} more characters cut]", True
+        head = line[:max_chars]
+        if not _TOKEN_END.match(line[max_chars - 1 : max_chars + 1]):
+            # never keep the first characters of a token cut in two: a secret's head is too short for any
+            # recognizer to know it (HF_TOKEN=hf_AbCdEfGhIjK|...), so the partial token goes, back to the
+            # last space, tab, quote or comma (the ends of values in every syntax logs use)
+            head = head[: max(map(head.rfind, " \t\"',")) + 1]
+        cut = len(line) - len(head)
+        return f"{head} …[{cut} more characters cut]", True
     return line, False
 
 

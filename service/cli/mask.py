@@ -4,12 +4,19 @@ Streams: files, directories (the same files as ``crashdoc diagnose`` reads), .gz
 ingest's one reader and masked line by line with bounded memory, so a 1 GB log needs no more than a small
 working set. One pseudonym table spans every file given. Every line is masked (nothing is selected, unlike a
 diagnosis, which masks only the lines that matter).
+
+The masking is the pipeline's, second pass included: a user name learned on line 900 is masked on line 3
+too. The masked lines wait in a spooled buffer (memory up to 64 MiB, then a temporary file; masked text
+only, never the input) until the whole input is read, then the sweep runs as they are printed.
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
+import tempfile
+
+_SPOOL_BYTES = 64 << 20
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -34,15 +41,19 @@ def run(args: argparse.Namespace) -> int:
     budget = Budget(limits)
     masker = get_masker()
     state = MaskState()
-    out = sys.stdout
     notes: list[str] = []
-    for source in sources:
-        if len(sources) > 1:
-            out.write(f"==> {mask_segment(source.name, masker, state)} <==\n")
-        stats = FileStats()
-        for line in mask_lines_stream(iter_lines(source, limits, budget, stats), masker, state):
-            out.write(line + "\n")
-        notes += [f"{source.name}: {note}" for note in stats.notes]
+    with tempfile.SpooledTemporaryFile(max_size=_SPOOL_BYTES, mode="w+", encoding="utf-8", errors="surrogatepass") as masked:
+        for source in sources:
+            if len(sources) > 1:
+                masked.write(f"==> {mask_segment(source.name, masker, state)} <==\n")
+            stats = FileStats()
+            for line in mask_lines_stream(iter_lines(source, limits, budget, stats), masker, state):
+                masked.write(line + "\n")
+            notes += [f"{source.name}: {note}" for note in stats.notes]
+        masked.seek(0)
+        out = sys.stdout
+        for line in masked:
+            out.write(state.sweep([line.removesuffix("\n")])[0] + "\n")
     out.flush()
     total = sum(state.counts.values())
     detail = ", ".join(f"{k}: {v}" for k, v in sorted(state.counts.items()))

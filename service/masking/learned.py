@@ -9,6 +9,7 @@ before the teaching line stays). Names a pattern finds by their own shape (``gpu
 from __future__ import annotations
 
 import re
+import sys
 from collections import Counter
 from collections.abc import Callable
 
@@ -28,6 +29,17 @@ _NOT_LEARNED = words(
     scratch project projects code conda python torch cuda nvidia jovyan jupyter docker default guest nobody
     service master main local public team"""
 )
+# Packages a log names as code (``import mlflow``, ``optuna.exceptions.TrialPruned``, a PostgreSQL role named
+# after its app): a pseudonym there breaks the evidence a diagnosis rests on. Never learned as a person or a host.
+_PACKAGES = words(
+    """optuna mlflow celery wandb ray torch torchvision torchaudio transformers datasets accelerate deepspeed
+    megatron nemo peft trl vllm sglang triton xformers apex jax jaxlib flax optax tensorflow keras numpy scipy
+    pandas sklearn polars pyarrow arrow lightning pytorch_lightning hydra omegaconf fsspec s3fs gcsfs boto3
+    botocore redis postgres postgresql mysql sqlite mongo kafka airflow dask spark pyspark horovod nccl gloo
+    openai anthropic litellm langchain tokenizers safetensors bitsandbytes einops timm diffusers evaluate
+    tensorboard comet neptune clearml aim sentry grafana prometheus jupyter ipython pytest uvicorn gunicorn
+    fastapi flask django requests urllib3 httpx grpc protobuf onnx onnxruntime tensorrt cupy numba"""
+) | frozenset(sys.stdlib_module_names)
 
 
 def shape(text: str) -> bytes:
@@ -54,6 +66,7 @@ class LearnedNames:
             and self._per_entity[entity] < LEARNABLE[entity]
             and _NAME.fullmatch(value)
             and value.lower() not in _NOT_LEARNED
+            and value.lower() not in _PACKAGES
         ):
             self.names[value] = entity
             self._per_entity[entity] += 1
@@ -83,6 +96,21 @@ class LearnedNames:
         last = 0
         for m in self._rx.finditer(text, resume="v"):
             start, end = m.span("v")
+            if _as_code(text, start, end):
+                continue
             pieces += (text[last:start], replace(self.names[m.group("v")], m.group("v")))
             last = end
         return "".join(pieces) + text[last:] if pieces else text
+
+
+_ATTRIBUTE = linear_regex.compile(r"\.([A-Za-z_]\w*)")
+_FILE_SUFFIXES = words("log txt out err json jsonl yaml yml toml csv tsv pt pth bin ckpt safetensors gz zst tar zip sh py md")
+_CODE_BEFORE = linear_regex.compile(r"(?:\bimport\s+|\bfrom\s+|(?:site|dist)-packages/|\w\.)$")
+
+
+def _as_code(text: str, start: int, end: int) -> bool:
+    """The mention is a module, an attribute or a package directory (``mlflow.log_metric``), not the name learned."""
+    attribute = _ATTRIBUTE.match(text, end)
+    if attribute and attribute.group(1).lower() not in _FILE_SUFFIXES:
+        return True  # mlflow.exceptions, not rkowalsk.log
+    return _CODE_BEFORE.search(text[max(0, start - 24) : start]) is not None

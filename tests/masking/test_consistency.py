@@ -207,3 +207,45 @@ def test_a_key_whose_begin_line_has_a_prefix_and_whose_body_lines_do_not_is_mask
     assert not any(b in text for b in body), text
     assert "END RSA PRIVATE KEY" not in text
     assert text.splitlines()[-1].endswith("step 12 loss 2.31")  # the block ended: ordinary lines stay
+
+
+def test_crashdoc_mask_prints_what_the_pipeline_masks_second_pass_included(tmp_path, capsys, masker: Masker) -> None:
+    """A name taught on a late line is masked on the earlier ones by ``crashdoc mask`` too, as in a diagnosis."""
+    from service.cli import main
+    from service.ingest import Limits, ingest, sources_from_paths
+    from service.masking import mask
+    from service.settings import get_settings
+
+    lines = [
+        "[rank0]: loading /shared/ckpt/tnakamura-run7/step_100.pt",
+        "[rank0]: tnakamura-run7 resumed at step 100",
+        "SLURM_JOB_USER=tnakamura",
+        "[rank0]: RuntimeError: CUDA error: an illegal memory access was encountered",
+    ]
+    log = tmp_path / "train.log"
+    log.write_text("\n".join(lines) + "\n")
+    assert main(["mask", str(log)]) == 0
+    printed = capsys.readouterr().out.splitlines()
+    run = ingest(sources_from_paths([str(log)]), Limits.local(get_settings().max_line_chars))
+    assert printed == mask(run, masker).files[0].lines
+    assert not any("tnakamura" in line for line in printed), printed
+
+
+@pytest.mark.parametrize(
+    ("teacher", "code_line"),
+    [
+        ("postgresql://mlflow:Xk29fPq7wLm@db.corp.internal:5432/mlflow", "mlflow.exceptions.MlflowException: RESOURCE_DOES_NOT_EXIST"),
+        ("SLURM_JOB_USER=optuna", "[rank0]: import optuna"),
+        ("user: celery", '  File "/opt/venv/lib/python3.11/site-packages/celery/app/task.py", line 411, in __call__'),
+    ],
+    ids=["db role named mlflow", "user named optuna", "user named celery"],
+)
+def test_a_package_name_learned_as_a_user_is_not_masked_as_code(masker: Masker, teacher: str, code_line: str) -> None:
+    text, _ = mask_text(teacher + "\n" + code_line, masker)
+    assert text.splitlines()[1] == code_line
+
+
+def test_a_learned_name_is_still_masked_outside_code(masker: Masker) -> None:
+    text, _ = mask_text("SLURM_JOB_USER=rkowalsk\nwriting to /shared/rkowalsk/ckpt; import torch\nrkowalsk.log", masker)
+    assert "rkowalsk" not in text.splitlines()[1]
+    assert "rkowalsk" not in text.splitlines()[2]  # a file named after the person, not a module
