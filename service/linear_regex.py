@@ -136,11 +136,12 @@ class Regex:
         self.groups: int = self._compiled.groups
 
     def _spans(
-        self, anchor: Any, text: str, pos: int, endpos: int | None, resume: int = 0
+        self, anchor: Any, text: str, pos: int, endpos: int | None, resume: tuple[int, ...] = ()
     ) -> Iterator[tuple[list[tuple[int, int]], int]]:
         """(group spans, position searched from) for each successive match, in character offsets.
 
-        The next search starts where group ``resume`` ended (0: the match), and always past the last start.
+        The next search starts where the first of the ``resume`` groups that took part ended (else where the
+        match did), and always past the last start.
         """
         size = len(text)
         pos = max(0, min(pos, size))
@@ -193,11 +194,12 @@ class Regex:
         return None
 
     def finditer(
-        self, text: str, pos: int = 0, endpos: int | None = None, resume: int | str = 0
+        self, text: str, pos: int = 0, endpos: int | None = None, resume: int | str | tuple[int | str, ...] = 0
     ) -> Iterator[Match]:
-        """Successive matches; with ``resume`` a group, each next search starts where that group ended."""
-        number = self.groupindex[resume] if isinstance(resume, str) else resume
-        for spans, start in self._spans(_UNANCHORED, text, pos, endpos, number):
+        """Successive matches; with ``resume`` a group (or several), each next search starts where it ended."""
+        groups = resume if isinstance(resume, tuple) else (resume,)
+        numbers = tuple(self.groupindex[g] if isinstance(g, str) else g for g in groups)
+        for spans, start in self._spans(_UNANCHORED, text, pos, endpos, numbers):
             yield Match(self, text, spans, start)
 
     def findall(self, text: str, pos: int = 0, endpos: int | None = None) -> list[Any]:
@@ -229,11 +231,13 @@ class Regex:
         return f"linear_regex.compile({self.pattern!r})"
 
 
-def _resume_at(spans: list[tuple[int, int]], group: int, pos: int) -> int:
-    """Where the search after a match starts: the end of ``group`` (or the match), past the match's start."""
+def _resume_at(spans: list[tuple[int, int]], groups: tuple[int, ...], pos: int) -> int:
+    """Where the search after a match starts: the end of the first group that took part (or the match's end)."""
     start, end = spans[0]
-    if group and spans[group][0] >= 0:
-        end = spans[group][1]
+    for group in groups:
+        if group and spans[group][0] >= 0:
+            end = spans[group][1]
+            break
     return max(end, start + 1)
 
 

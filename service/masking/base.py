@@ -126,15 +126,18 @@ class LogPatternRecognizer(PatternRecognizer):
         return EntityRecognizer.remove_duplicates(results)
 
 
+_VALUE_GROUPS = ("v", "w")  # the masked value; ``w`` where a pattern's alternatives need a second name
+
+
 def _values(rx: linear_regex.Regex, text: str, split: str) -> Iterator[tuple[linear_regex.Match, int, int]]:
     """(match, start, end) of each value: the ``v`` group (or the match), cut at ``split`` when set.
 
     Each next search starts at the value's end, not the match's: a character a pattern consumed after
     one value (its right boundary) may be the left boundary of the next.
     """
-    group = "v" if "v" in rx.groupindex else 0
-    for m in rx.finditer(text, resume=group):
-        start, end = m.span(group)
+    groups = tuple(g for g in _VALUE_GROUPS if g in rx.groupindex) or (0,)
+    for m in rx.finditer(text, resume=groups):
+        start, end = next((m.span(g) for g in groups if m.start(g) >= 0), (-1, -1))
         if start < 0 or start == end:
             continue
         if not split:

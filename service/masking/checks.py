@@ -8,6 +8,7 @@ that code and file names do not end with, and it does not sit in Python context.
 
 from __future__ import annotations
 
+import base64
 import ipaddress
 import re
 from functools import lru_cache
@@ -85,7 +86,7 @@ _NOT_HOST_WORDS = linear_regex.compile(r"^(?:rank|local_rank|cuda|gpu|cpu|device
 
 _PLACEHOLDER_VALUE = linear_regex.compile(
     r"^(?:none|null|nil|true|false|yes|no|on|off|undefined|redacted|masked|hidden|secret|password|"
-    r"changeme_?placeholder|x+|\*+|\.+|-+)$|^[<\[$*%{]|^\{\{",
+    r"changeme_?placeholder|x+|\*+|\.+|-+)$|^[<\[*%{]|^\{\{|^\$\{|^\$[A-Za-z_]\w*$",  # $VAR, ${VAR}: a reference
     re.IGNORECASE,
 )
 
@@ -213,6 +214,21 @@ def secret_setting(text: str, m: Any, s: int, e: int) -> bool:
     if text[: m.start("k") if key else s].endswith("://"):
         return False  # https://x-access-token:ghs_...@github.com: the URL password pattern owns it
     return is_real_value(text[s:e], 8)
+
+
+_CREDENTIAL_FIELDS = linear_regex.compile(
+    r"\"(?:private_key|private_key_id|client_secret|refresh_token|access_token|password|api_key|token|secret)\"\s*:"
+)
+
+
+def encoded_credentials(text: str, m: Any, s: int, e: int) -> bool:
+    """Base64 that decodes to JSON holding a key (a service-account file in a CI variable), not any base64."""
+    value = text[s:e]
+    try:
+        decoded = base64.b64decode(value + "=" * (-len(value) % 4), validate=True)[:65536].decode("utf-8", "replace")
+    except ValueError:
+        return False
+    return decoded.lstrip().startswith("{") and _CREDENTIAL_FIELDS.search(decoded) is not None
 
 
 def has_digit(text: str, m: Any, s: int, e: int) -> bool:

@@ -42,6 +42,8 @@ KINDS: dict[str, Kind] = {
         Kind("PYPI_TOKEN", "PYPI_TOKEN", "pypi_token"),
         Kind("NPM_TOKEN", "NPM_TOKEN", "npm_token"),
         Kind("STRIPE_KEY", "STRIPE_KEY", "stripe_key"),
+        Kind("NGC_KEY", "NGC_KEY", "ngc_key"),
+        Kind("ENCODED_CREDENTIALS", "ENCODED_CREDENTIALS", "encoded_credentials"),
         Kind("JWT", "JWT", "jwt"),
         Kind("BEARER_TOKEN", "BEARER_TOKEN", "bearer_token"),
         Kind("PASSWORD", "PASSWORD", "password"),

@@ -19,22 +19,23 @@ _SEP = r"[\"']?\s*[:=]\s*[\"']?"  # KEY=value, KEY: value, "key": "value"
 # RE2 has no look-around: a boundary before a value is consumed, the value is the group ``v`` (base.P)
 _START = "(?:^|[^{}])".format  # where (?<![...]) stood: the start of the line or a character not in the class
 _END = "(?:$|[^{}])".format  # where (?![...]) stood
-_UNQUOTED = r"(?P<v>[^\s\"',;&)}\]]+)"
-_QUOTED = r"\s*[:=]\s*[\"'](?P<v>[^\"'\n]+)[\"']"
+# An unquoted value runs to the next space or quote, shell-special characters included ($Pm4o&n6;W#x),
+# minus a trailing , ; ) } ] (the end of a dict, a call, a connection-string field)
+_UNQUOTED = r"(?P<v>[^\s\"']*[^\s\"',;)}\]])"
+# A quoted value runs to its closing quote: "a \"b\" \$c" (escapes) | 'x y z' | b'IQoJ...' (boto's bytes)
+_QUOTED = r"\s*[:=]\s*(?:b?\"(?P<v>(?:[^\"\\\n]|\\.)+)\"|b?'(?P<w>(?:[^'\\\n]|\\.)+)')"
 # DB_PASSWORD, PGPASSWORD, MYSQL_PWD, password, db_pass (not PWD=/opt/app, the working directory)
 _PW_KEY = (
     r"(?:\b[A-Z0-9_]*(?:PASSWORD|PASSWD|PASSPHRASE)|\b[A-Z0-9_]+_(?:PASS|PWD)"
     r"|(?:^|[^A-Za-z])(?:[Pp]ass(?:word|wd|phrase)|PASS(?:WORD|WD|PHRASE))|[_.-](?:[Pp]ass|PASS|[Pp]wd|PWD))"
 )
+# the last word of a secret's name, in any case: MLFLOW_TRACKING_TOKEN, X-API-Key, SessionToken, client-key-data
 _SECRET_WORD = (
-    r"(?:[Ss]ecret|[Tt]oken|[Aa]pi[_-]?[Kk]ey|[Aa]pikey|[Aa]ccess[_-]?[Kk]ey|[Pp]rivate[_-]?[Kk]ey|[Cc]lient[_-]?[Ss]ecret"
-    r"|[Cc]redentials?|[Aa]uth[_-]?[Kk]ey)"
+    r"(?i:secret|token|api[_-]?key|apikey|access[_-]?key|private[_-]?key|client[_-]?secret|credentials?|auth[_-]?key"
+    r"|key[_-]?data|session[_-]?id|sessionid|api[_-]?secret)"
 )
-_SECRET_KEY = (
-    r"(?:^|[^A-Za-z0-9])(?P<k>[A-Z0-9_]*(?:SECRET|TOKEN|API_KEY|APIKEY|ACCESS_KEY|PRIVATE_KEY|CREDENTIALS?|AUTH_KEY)"
-    r"|(?:[A-Za-z0-9]+[_.-])*" + _SECRET_WORD + r")"
-)
-_SECRET_NEEDLES = ("secret", "token", "key", "credential")
+_SECRET_KEY = r"(?:^|[^A-Za-z0-9])(?P<k>(?:[A-Za-z0-9]+[_.-])*[A-Za-z0-9]*" + _SECRET_WORD + r")"
+_SECRET_NEEDLES = ("secret", "token", "key", "credential", "session")
 _AWS_SECRET_NAME = r"(?:[Aa]ws_?[Ss]ecret_?(?:[Aa]ccess_?)?[Kk]ey|AWS_?SECRET_?(?:ACCESS_?)?KEY|[Ss]ecret_?[Aa]ccess_?[Kk]ey|SECRET_?ACCESS_?KEY)"
 _HOST_WORDS = r"(?:ip|node|gpu|dgx|compute|hpc|nid|login|worker|host|srv|server|vm|cn|gn)"
 _NODE_ELEM = r"[A-Za-z0-9][\w.-]*(?:\[[\d,-]+\][\w.-]*)?"
@@ -76,7 +77,22 @@ REGISTRY: list[Entry] = [
         score=1.0,
     ),
     # "private_key_id": "8f3e0c6b1d2a4f5e9c7b3a1d0e2f4a6b8c9d0e1f",   (GCP service-account JSON)
-    Entry("GCP_KEY_ID", needles=("private_key_id",), patterns=(P("gcp sa key id", r"\"private_key_id\"\s*:\s*\"(?P<v>[0-9a-f]{40})\""),)),
+    # {'type': 'service_account', 'private_key_id': '8f3e...'}   (the same JSON printed as a Python dict)
+    Entry(
+        "GCP_KEY_ID",
+        needles=("private_key_id",),
+        patterns=(P("gcp sa key id", r"[\"']private_key_id[\"']\s*:\s*[\"'](?P<v>[0-9a-f]{40})[\"']"),),
+    ),
+    # GOOGLE_APPLICATION_CREDENTIALS_JSON=ewogICJ0eXBlIjogInNlcnZpY2VfYWNjb3VudCIs...   (a key file, base64-encoded
+    # into a CI variable: the check decodes it and looks for a key inside)
+    Entry(
+        "ENCODED_CREDENTIALS",
+        needles=("ewog", "eyj"),
+        patterns=(P("base64 json credentials", r"(?:^|[^A-Za-z0-9+/])(?P<v>(?:ewog|eyJ)[A-Za-z0-9+/]{60,}={0,2})"),),
+        check=checks.encoded_credentials,
+    ),
+    # docker login nvcr.io -u '$oauthtoken' -p nvapi-...   |  NGC_API_KEY=nvapi-...
+    Entry("NGC_KEY", needles=("nvapi-",), patterns=(P("ngc api key", r"\bnvapi-[A-Za-z0-9_-]{40,}"),)),
     # botocore.credentials: Found credentials in environment variables. AWS_ACCESS_KEY_ID=AKIAIOSFODNN7EXAMPLE
     Entry(
         "AWS_ACCESS_KEY",
@@ -156,12 +172,14 @@ REGISTRY: list[Entry] = [
     # (a 40-hex string is a W&B key only in a W&B context: elsewhere it is a git SHA and stays)
     Entry(
         "WANDB_API_KEY",
-        needles=("wandb",),
+        needles=("wandb", "w&b"),
         patterns=(
             P("wandb env", r"\bWANDB_API_KEY" + _SEP + r"(?P<v>[A-Za-z0-9_-]{40,})"),
             P("wandb login cli", r"\bwandb\s+login\s+(?:--?[\w-]+(?:=\S+)?\s+)*(?P<v>[A-Za-z0-9_-]{40,})"),
             P("wandb.login(key=)", r"\bwandb\.login\([^)]*?\bkey\s*=\s*[\"'](?P<v>[A-Za-z0-9_-]{40,})"),
             P("wandb netrc line", r"\bmachine\s+api\.wandb\.ai\s+login\s+\S+\s+password\s+(?P<v>[A-Za-z0-9_-]{40,})"),
+            # print(f"wandb api key: {key}")  |  W&B key is 0123...   (a 40-hex key named in prose)
+            P("wandb key in prose", r"(?i:\bw(?:and|&)b\b[^\n]{0,40}?\bkey\b)\W{0,4}(?:is\s+)?(?P<v>[0-9a-f]{40})\b"),
         ),
     ),
     # databricks.sdk ... DATABRICKS_TOKEN=dapi0123456789abcdef0123456789abcdef
@@ -192,11 +210,26 @@ REGISTRY: list[Entry] = [
     # netrc:   password hunter2
     Entry(
         "PASSWORD",
-        needles=("pass", "pwd", "://"),
+        needles=("pass", "pwd", "://", "login", "mysql", "curl", "wget"),
         patterns=(
             P("password in url", _URL_USERINFO + r"[^\s:/@]*:(?P<v>[^\s@/]+)@", needles=("://",)),
             P("password setting quoted", _PW_KEY + r"[\"']?" + _QUOTED, needles=("pass", "pwd")),
+            # + export 'SMTP_PASSWORD=a b&c#d'   (bash -x quotes the whole assignment)
+            P("password assignment quoted", r"'" + _PW_KEY + r"=(?P<v>[^'\n]*[^'\s])'", needles=("pass", "pwd")),
             P("password setting", _PW_KEY + _SEP + _UNQUOTED, needles=("pass", "pwd")),
+            # docker login -u ci -p s3cr3t nvcr.io  |  podman login --password s3cr3t  |  helm registry login -p ...
+            P(
+                "registry login password",
+                r"\b(?:docker|podman|nerdctl|buildah|skopeo|helm\s+registry|oras)\s+login\b[^\n|;]*?\s(?:-p|--password)(?:=|\s+)"
+                r"[\"']?(?P<v>[^\s\"']+)",
+                needles=("login",),
+            ),
+            # sshpass -p 's3cr3t' ssh gpu-node-17  |  sshpass -ps3cr3t
+            P("sshpass password", r"\bsshpass\s+(?:-[a-oq-z]\S*\s+)*-p\s*[\"']?(?P<v>[^\s\"']+)", needles=("sshpass",)),
+            # mysql -h db -u ml -pS3cr3t  (-p glued to its value; a bare -p prompts and holds nothing)
+            P("mysql password", r"\bmysql(?:dump|admin|import|sh)?\b[^\n|;]*?\s-p(?P<v>[^\s\"'-][^\s\"']*)", needles=("mysql",)),
+            # curl -u ci:s3cr3t https://...  |  wget --password=s3cr3t (the flag pattern below)
+            P("curl user password", r"\bcurl\b[^\n|;]*?\s(?:-u|--user)\s*[\"']?[^\s:\"']+:(?P<v>[^\s\"']+)", needles=("curl",)),
             P(
                 "password flag",
                 r"--(?:[A-Za-z0-9]+[-_])*(?:password|passwd|passphrase|pass)(?:=|\s+)(?P<v>[^\s\"'-][^\s\"']*)",
@@ -212,12 +245,14 @@ REGISTRY: list[Entry] = [
     Entry(
         "SECRET",
         trigger=(
-            r"(?:ecret|ECRET|oken|OKEN|[Kk]ey|KEY|redentials?|REDENTIALS?)[\"']?\s*[:=]"
+            r"(?i:ecret|oken|key|redentials?|key[_-]?data|session[_-]?id|cookie)[\"']?\s*[:=]"
             r"|--[\w-]*(?:token|secret|[Kk]ey)[\s=]"
         ),
         patterns=(
             P("secret setting quoted", _SECRET_KEY + r"[\"']?" + _QUOTED, needles=_SECRET_NEEDLES),
             P("secret setting", _SECRET_KEY + _SEP + _UNQUOTED, needles=_SECRET_NEEDLES),
+            # curl -v:  > Cookie: sessionid=abc; csrftoken=def  |  < Set-Cookie: session=...; Path=/; HttpOnly
+            P("cookie header", r"(?i:\b(?:set-)?cookie)\s*:\s*(?P<v>[^\r\n]*[^\s\r\n])", needles=("cookie",)),
             P(
                 "secret flag",
                 r"--(?P<k>(?:[A-Za-z0-9]+[-_])*(?:token|secret|api[-_]?key|access[-_]?key))(?:=|\s+)(?P<v>[^\s\"'-][^\s\"']*)",
@@ -384,7 +419,8 @@ REGISTRY: list[Entry] = [
             P(
                 "connection context",
                 r"(?i:\bconnection to|\bconnect to|\bconnecting to|\bconnected to|\bresolve host(?:name)?:?|\bunknown host"
-                r"|\bunreachable host|\bfrom host|\bon host)\s+[\"'(\[]?" + _HOST_VALUE,
+                r"|\bunreachable host|\bfrom host|\bon host|\bfailed to resolve|\bcould not resolve|\bcouldn't resolve"
+                r"|\bgetaddrinfo(?: failed)?(?: for)?|\bresolving)\s+[\"'(\[]?" + _HOST_VALUE,
                 checks.host_weak,
                 needles=("connect", "resolve", "host"),
             ),

@@ -6,6 +6,8 @@
 
 from __future__ import annotations
 
+import base64
+
 import pytest
 
 from service.masking import Masker, mask_text
@@ -15,6 +17,12 @@ HEX40 = "0123456789abcdef0123456789abcdef01234567"
 HF = "hf_AbCdEfGhIjKlMnOpQrStUvWxYz01234567"
 AKID = "AKIAIOSFODNN7EXAMPLE"
 AWS_SECRET = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"
+SA_JSON_B64 = base64.b64encode(
+    b'{\n  "type": "service_account",\n  "project_id": "acme-ml",\n  "private_key_id": "' + HEX40.encode()
+    + b'",\n  "private_key": "-----BEGIN PRIVATE KEY-----\\nMIIEvQ...\\n"\n}\n'
+).decode()
+PLAIN_JSON_B64 = base64.b64encode(b'{\n  "epochs": 3,\n  "learning_rate": 0.0003,\n  "model": "llama-7b", "seq": 4096}').decode()
+NGC = "nvapi-" + "Ab1_" * 17
 JWT = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U"
 
 TABLES: dict[str, list[tuple[str, str | None]]] = {
@@ -42,6 +50,7 @@ TABLES: dict[str, list[tuple[str, str | None]]] = {
         (f"$ wandb login {HEX40}", HEX40),
         (f"wandb.login(key='{HEX40}')", HEX40),
         (f"machine api.wandb.ai login alice password {HEX40}", HEX40),
+        (f"print: wandb api key: {HEX40}", HEX40),
         (f"commit {HEX40} (HEAD -> main)", None),
         (f"wandb: Syncing run fluent-sun-42 at revision {HEX40}", None),
         ("WANDB_PROJECT=llama-pretrain WANDB_MODE=offline", None),
@@ -107,6 +116,18 @@ TABLES: dict[str, list[tuple[str, str | None]]] = {
         ("PASSWORD=${DB_PASSWORD} bypass=1 passes=3 compass=north", None),
         ("PWD=/opt/app OLDPWD=/opt", None),
         ("no password given; see the docs", None),
+        # shell-special characters: the whole value, not its head
+        ("DB_PASSWORD=Wq8&n6WUWY;x#2", "Wq8&n6WUWY;x#2"),
+        ("POSTGRES_PASSWORD=$Pm4oWy$2xpP5E", "$Pm4oWy$2xpP5E"),
+        ('declare -x MYSQL_PWD="k9\\"Lp\\$v w2"', 'k9\\"Lp\\$v w2'),
+        ("+ export 'SMTP_PASSWORD=ab c&d#e'", "ab c&d#e"),
+        # command-line arguments
+        ("+ docker login -u ci-bot -p Zq3Vb8Lp0Kx nvcr.io", "Zq3Vb8Lp0Kx"),
+        ("sshpass -p 'Zq3Vb8Lp0Kx' ssh gpu-node-17 nvidia-smi", "Zq3Vb8Lp0Kx"),
+        ("mysql -h db.corp.internal -u ml -pZq3Vb8Lp0Kx experiments", "Zq3Vb8Lp0Kx"),
+        ("++ curl -sf -u ci:Zq3Vb8Lp0Kx https://artifacts.corp.internal/ckpt.tar", "Zq3Vb8Lp0Kx"),
+        ("mysql -h db -u ml -p experiments  (prompts for the password)", None),
+        ("docker login nvcr.io --password-stdin", None),
     ],
     "secret": [
         ("MLFLOW_TRACKING_TOKEN=0123456789abcdefXYZ", "0123456789abcdefXYZ"),
@@ -116,6 +137,30 @@ TABLES: dict[str, list[tuple[str, str | None]]] = {
         ("pad_token=<pad> eos_token: </s> max_tokens=1500 tokens/s=1234 num_tokens: 2048", None),
         ("TOKENIZERS_PARALLELISM=false api_key=None token=null", None),
         ("OPENAI_API_KEY=${OPENAI_API_KEY} secret_name: hf-secret", None),
+        # HTTP debug output: curl -v, boto3
+        ("> Cookie: sessionid=q8Zx2LmN0pRt; csrftoken=Vb7Kp1Qw", "q8Zx2LmN0pRt"),
+        ("< Set-Cookie: session=Zq3Vb8Lp0Kx9Wm2; Path=/; HttpOnly", "Zq3Vb8Lp0Kx9Wm2"),
+        ("> X-API-Key: 4f9c2a7e1b8d3f60", "4f9c2a7e1b8d3f60"),
+        ("DEBUG botocore.endpoint ... 'X-Amz-Security-Token': b'IQoJb3JpZ2luX2VjEJr//////////wEaCXVzLWVhc3QtMSJH'",
+         "IQoJb3JpZ2luX2VjEJr//////////wEaCXVzLWVhc3QtMSJH"),
+        ("{'Credentials': {'AccessKeyId': 'ASIAY34FZKBOKMUTVV7A', 'SessionToken': 'FwoGZXIvYXdzEBYaDH7s0a9Zq3Vb8Lp'}}",
+         "FwoGZXIvYXdzEBYaDH7s0a9Zq3Vb8Lp"),
+        # kubeconfig
+        ("    client-key-data: LS0tLS1CRUdJTiBSU0EgUFJJVkFURSBLRVktLS0tLQpNSUlF", "LS0tLS1CRUdJTiBSU0EgUFJJVkFURSBLRVktLS0tLQpNSUlF"),
+        ("Cookie policy: accepted; token_type: bearer; tokenizer.json loaded", None),
+    ],
+    "ngc_key": [
+        (f"docker login nvcr.io -u '$oauthtoken' -p {NGC}", NGC),
+        (f"NGC_API_KEY={NGC}", NGC),
+        ("nvapi- keys are created at ngc.nvidia.com", None),
+    ],
+    "encoded_credentials": [
+        (f"GOOGLE_APPLICATION_CREDENTIALS_JSON={SA_JSON_B64}", SA_JSON_B64),
+        (f"+ echo {SA_JSON_B64} | base64 -d > /tmp/sa.json", SA_JSON_B64),
+        (f"CONFIG_B64={PLAIN_JSON_B64}", None),  # base64 JSON that holds no key stays
+    ],
+    "gcp_key_id": [
+        (f"{{'type': 'service_account', 'private_key_id': '{HEX40}'}}", HEX40),
     ],
     "email": [
         ("git config user.email alice.chen@acme-research.com", "alice.chen@acme-research.com"),
@@ -226,7 +271,7 @@ def test_every_registry_entity_has_a_table() -> None:
     from service.masking.kinds import KINDS
 
     keys = {KINDS[e.entity].key for e in REGISTRY}
-    untested = keys - set(TABLES) - {"pypi_token", "npm_token", "stripe_key", "gcp_key_id"}  # covered by the corpus
+    untested = keys - set(TABLES) - {"pypi_token", "npm_token", "stripe_key"}  # covered by the corpus
     assert untested == set()
 
 
