@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import base64
 import ipaddress
+import math
 import re
+from collections import Counter
 from functools import lru_cache
 from typing import Any
 
@@ -229,6 +231,39 @@ def encoded_credentials(text: str, m: Any, s: int, e: int) -> bool:
     except ValueError:
         return False
     return decoded.lstrip().startswith("{") and _CREDENTIAL_FIELDS.search(decoded) is not None
+
+
+_WORD = linear_regex.compile(r"[A-Z]?[a-z]{3,}")  # Distributed, Data, watchdog: the words identifiers are made of
+_ENTROPY_BITS = 4.0  # per character; 32 random base64 characters score 4.2 and more, English-like names less
+
+
+def _entropy(value: str) -> float:
+    n = len(value)
+    return -sum(c / n * math.log2(c / n) for c in Counter(value).values())
+
+
+def high_entropy(text: str, m: Any, s: int, e: int) -> bool:
+    """A random-looking token: mixed case and digits, few words, high entropy; not code, a path or a hex id.
+
+    Kept: hex of any length (git SHAs of builds, CUDA addresses, NCCL ids, hashes), C++ mangled symbols
+    (_ZN3c10...), CamelCase and UPPER_SNAKE identifiers, paths (site-packages/torch/...), GPU UUIDs.
+    """
+    value = text[s:e].rstrip("=")
+    if "/" in value and any(seg.isalpha() and seg.islower() and len(seg) >= 3 for seg in value.split("/")):
+        # a path or a URL's: random only if one of its segments is (hooks/v1/<token>/notify)
+        return any(len(seg) >= 24 and _random_looking(seg) for seg in value.split("/"))
+    return _random_looking(value)
+
+
+def _random_looking(value: str) -> bool:
+    if value.startswith(("_Z", "__Z")) or all(c in "0123456789abcdefABCDEF-" for c in value):
+        return False
+    lower = sum(c.islower() for c in value)
+    upper = sum(c.isupper() for c in value)
+    if lower < 0.2 * len(value) or upper < 0.15 * len(value) or not any(c.isdigit() for c in value):
+        return False
+    words = sum(len(w.group()) for w in _WORD.finditer(value))
+    return words < 0.4 * len(value) and _entropy(value) >= _ENTROPY_BITS
 
 
 def has_digit(text: str, m: Any, s: int, e: int) -> bool:

@@ -48,6 +48,7 @@ KINDS: dict[str, Kind] = {
         Kind("BEARER_TOKEN", "BEARER_TOKEN", "bearer_token"),
         Kind("PASSWORD", "PASSWORD", "password"),
         Kind("SECRET", "SECRET", "secret"),
+        Kind("HIGH_ENTROPY_TOKEN", "SECRET", "high_entropy_token"),
         # Personal data, fixed placeholders.
         Kind("CREDIT_CARD", "CREDIT_CARD", "credit_card", secret=False),
         Kind("IBAN_CODE", "IBAN", "iban", secret=False),

@@ -261,6 +261,15 @@ REGISTRY: list[Entry] = [
         ),
         check=checks.secret_setting,
     ),
+    # a credential with no vendor prefix and no name beside it, by its shape (detect-secrets' entropy idea):
+    #   curl -H "$AUTH" https://api.corp.internal/v2/jobs?sig=Zq3Vb8Lp0Kx9Wm2TnQ7rYc4Hd1FgJe6S
+    # last of the credentials, so a named or vendor match wins; the check keeps identifiers, paths, hex
+    Entry(
+        "HIGH_ENTROPY_TOKEN",
+        trigger=r"[A-Za-z0-9+/_-]{32}",
+        patterns=(P("high-entropy token", _START("A-Za-z0-9+/_=-") + r"(?P<v>[A-Za-z0-9+/_-]{32,512}={0,2})" + _END("A-Za-z0-9+/_=-")),),
+        check=checks.high_entropy,
+    ),
     # print(batch) ... 'text': 'my card is 4111 1111 1111 1111'   (personal data inside printed samples)
     # (Presidio's credit-card pattern; its look-ahead refusing 13-digit numbers that start with 1, epoch
     # milliseconds, is the check's; the Luhn checksum is Presidio's)

@@ -43,7 +43,8 @@ TABLES: dict[str, list[tuple[str, str | None]]] = {
     "aws_secret_key": [
         (f"aws_secret_access_key = {AWS_SECRET}", AWS_SECRET),
         (f"AWS_SECRET_ACCESS_KEY=\"{AWS_SECRET}\"", AWS_SECRET),
-        (f"sha256 checksum {AWS_SECRET[:-4]}abcd of shard 3", None),
+        # (a checksum is hex in real logs; base64 of AWS-key shape is masked by its entropy, see high_entropy_token)
+        ("sha256 checksum 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08 of shard 3", None),
     ],
     "wandb_key": [
         (f"WANDB_API_KEY={HEX40}", HEX40),
@@ -158,6 +159,15 @@ TABLES: dict[str, list[tuple[str, str | None]]] = {
         (f"GOOGLE_APPLICATION_CREDENTIALS_JSON={SA_JSON_B64}", SA_JSON_B64),
         (f"+ echo {SA_JSON_B64} | base64 -d > /tmp/sa.json", SA_JSON_B64),
         (f"CONFIG_B64={PLAIN_JSON_B64}", None),  # base64 JSON that holds no key stays
+    ],
+    "high_entropy_token": [
+        ("POST https://hooks.corp.internal/v1/Zq3Vb8Lp0Kx9Wm2TnQ7rYc4Hd1FgJe6S/notify 403", "Zq3Vb8Lp0Kx9Wm2TnQ7rYc4Hd1FgJe6S"),
+        ("[rank0]: using credentials Zq3Vb8Lp0Kx9Wm2TnQ7rYc4Hd1FgJe6S/Xw5Ub+Mk1Op==", "Zq3Vb8Lp0Kx9Wm2TnQ7rYc4Hd1FgJe6S"),
+        ("torch git version: 5d6c3a8f2b1e4d7c9a0b3e6f1d2c4b5a6e7f8091 (a build's SHA)", None),
+        ("frame #4: _ZNK3c1010TensorImpl4sizeEv12345678901 + 0x1c in libc10.so", None),
+        ("File /usr/lib/python3/dist-packages/torch/distributed/elastic/multiprocessing/errors.py", None),
+        ("ProcessGroupNCCLWatchdogThreadTerminated01 DistributedDataParallelWrapperForFSDP2Module", None),
+        ("NCCL_IB_GID_INDEX_3_NCCL_SOCKET_IFNAME_eth0 GPU-5c4bb7f1-9e2d-4a3b-8c6d-1f0e2d3c4b5a", None),
     ],
     "gcp_key_id": [
         (f"{{'type': 'service_account', 'private_key_id': '{HEX40}'}}", HEX40),
