@@ -249,10 +249,23 @@ def high_entropy(text: str, m: Any, s: int, e: int) -> bool:
     (_ZN3c10...), CamelCase and UPPER_SNAKE identifiers, paths (site-packages/torch/...), GPU UUIDs.
     """
     value = text[s:e].rstrip("=")
-    if "/" in value and any(seg.isalpha() and seg.islower() and len(seg) >= 3 for seg in value.split("/")):
-        # a path or a URL's: random only if one of its segments is (hooks/v1/<token>/notify)
-        return any(len(seg) >= 24 and _random_looking(seg) for seg in value.split("/"))
+    segments = value.split("/")
+    if len(segments) > 1 and any(_is_word(seg) for seg in segments):
+        # a path or a URL's: random only where the segments between its words are (hooks/v1/<token>/notify,
+        # and a base64 token holds slashes of its own: Zq9f/SMee/Yab7)
+        runs, run = [], []
+        for seg in [*segments, "end"]:
+            if _is_word(seg):
+                runs.append("/".join(run))
+                run = []
+            else:
+                run.append(seg)
+        return any(len(r) >= 24 and _random_looking(r) for r in runs)
     return _random_looking(value)
+
+
+def _is_word(segment: str) -> bool:
+    return segment.isalpha() and segment.islower() and len(segment) >= 3
 
 
 def _random_looking(value: str) -> bool:

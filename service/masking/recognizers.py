@@ -252,7 +252,11 @@ REGISTRY: list[Entry] = [
             P("secret setting quoted", _SECRET_KEY + r"[\"']?" + _QUOTED, needles=_SECRET_NEEDLES),
             P("secret setting", _SECRET_KEY + _SEP + _UNQUOTED, needles=_SECRET_NEEDLES),
             # curl -v:  > Cookie: sessionid=abc; csrftoken=def  |  < Set-Cookie: session=...; Path=/; HttpOnly
-            P("cookie header", r"(?i:\b(?:set-)?cookie)\s*:\s*(?P<v>[^\r\n]*[^\s\r\n])", needles=("cookie",)),
+            P(
+                "cookie header",  # every name=value pair, up to the first space that no ';' precedes
+                r"(?i:\b(?:set-)?cookie)\s*:\s*(?P<v>[^\s;=]+=[^\s;]*(?:;\s*[^\s;=]+(?:=[^\s;]*)?)*;?)",
+                needles=("cookie",),
+            ),
             P(
                 "secret flag",
                 r"--(?P<k>(?:[A-Za-z0-9]+[-_])*(?:token|secret|api[-_]?key|access[-_]?key))(?:=|\s+)(?P<v>[^\s\"'-][^\s\"']*)",
