@@ -88,7 +88,7 @@ _NOT_HOST_WORDS = linear_regex.compile(r"^(?:rank|local_rank|cuda|gpu|cpu|device
 
 _PLACEHOLDER_VALUE = linear_regex.compile(
     r"^(?:none|null|nil|true|false|yes|no|on|off|undefined|redacted|masked|hidden|secret|password|"
-    r"changeme_?placeholder|x+|\*+|\.+|-+)$|^[<\[*%{]|^\{\{|^\$\{|^\$[A-Za-z_]\w*$",  # $VAR, ${VAR}: a reference
+    r"changeme_?placeholder|x+|\*+|\.+|-+)$|^[<\[*%{]|^\{\{|^\$\{|^\$[A-Za-z_]\w*$|^data\+omitted$|^redacted\+?",  # $VAR, ${VAR}: a reference
     re.IGNORECASE,
 )
 
@@ -204,8 +204,20 @@ _SPECIAL_TOKEN_KEY = linear_regex.compile(
 )
 
 
+_PROSE_WORDS = words("via from stdin file is was for the required given authentication failed and or to in on")
+
+
+def password_in_prose(text: str, m: Any, s: int, e: int) -> bool:
+    """``with password uFP9dCt,4Nnb``: a value with a digit in it, not ``password authentication failed``."""
+    v = text[s:e].rstrip(".,;)")
+    return any(c.isdigit() for c in v) and v.lower() not in _PROSE_WORDS and is_real_value(v, 6)
+
+
 def value_at_least(min_len: int):  # type: ignore[no-untyped-def]
-    return lambda text, m, s, e: is_real_value(text[s:e], min_len)
+    return lambda text, m, s, e: is_real_value(text[s:e], min_len) and text[s:e].lower() not in _PROSE_WORDS
+
+
+_CODE_VALUE = linear_regex.compile(r"[A-Za-z_][\w.]*\(.*")
 
 
 def secret_setting(text: str, m: Any, s: int, e: int) -> bool:
@@ -215,7 +227,10 @@ def secret_setting(text: str, m: Any, s: int, e: int) -> bool:
         return False
     if text[: m.start("k") if key else s].endswith("://"):
         return False  # https://x-access-token:ghs_...@github.com: the URL password pattern owns it
-    return is_real_value(text[s:e], 8)
+    value = text[s:e]
+    if _CODE_VALUE.fullmatch(value):
+        return False  # secret = secrets.token_hex(16): code that makes a secret, not one
+    return is_real_value(value, 8)
 
 
 _CREDENTIAL_FIELDS = linear_regex.compile(
@@ -344,7 +359,7 @@ def host_weak(text: str, m: Any, s: int, e: int) -> bool:
 
 def user_value(text: str, m: Any, s: int, e: int) -> bool:
     v = text[s:e]
-    return is_real_value(v) and v not in {"root", "git", ".", ".."}  # root@box, git@github.com: no person
+    return is_real_value(v) and v not in {"root", "git", ".", ".."} and not (v.startswith("__") and v.endswith("__"))  # root@box, git@github.com: no person
 
 
 # Directory names under /scratch, /fsx, /lustre that name a shared area, not a person.

@@ -25,6 +25,8 @@ PROTECTED: list[linear_regex.Regex] = [
         # cuDNN version 8.9.2.26 | TensorRT 8.6.1.6 | driver 535.104.05 (four-part versions look like IPv4)
         r"(?i:\b(?:cudnn|cuda|nccl|driver|torch|pytorch|python|tensorrt|trt|triton|transformers|deepspeed|apex"
         r"|jax|jaxlib|numpy|cublas|cufft|version|ver|release|build)\b[\s:=v]*\d+(?:\.\d+)+(?:[+~-][\w.]+)?)",
+        # Docker images' env: NV_LIBCUBLAS_VERSION=12.4.5.8-1, CUDNN_VERSION=9.1.0.70 (four-part versions look like IPv4)
+        r"[A-Z0-9_]*VERSION\s*[=:]\s*(?P<v>v?\d+(?:\.\d+)+[\w.+~-]*)",
         # pip list / conda list rows: "nvidia-cudnn-cu12        8.9.2.26", "ninja  1.11.1.1"
         r"^\s*[A-Za-z0-9][\w.-]*\s{2,}v?\d+(?:\.\d+)+\S*",
         # pins and glued versions: nvidia-cudnn-cu12==8.9.2.26, /opt/TensorRT-8.5.3.1/lib, cudnn_8.9.2.26

@@ -32,10 +32,11 @@ _PW_KEY = (
 # the last word of a secret's name, in any case: MLFLOW_TRACKING_TOKEN, X-API-Key, SessionToken, client-key-data
 _SECRET_WORD = (
     r"(?i:secret|token|api[_-]?key|apikey|access[_-]?key|private[_-]?key|client[_-]?secret|credentials?|auth[_-]?key"
-    r"|key[_-]?data|session[_-]?id|sessionid|api[_-]?secret)"
+    r"|key[_-]?data|certificate[_-]?data|session[_-]?id|sessionid|api[_-]?secret|app(?:lication)?[_-]?key"
+    r"|(?:wandb|comet|neptune|mlflow|dd|datadog|sentry|openai|hf|master|encryption|signing)[_-]?key)"
 )
 _SECRET_KEY = r"(?:^|[^A-Za-z0-9])(?P<k>(?:[A-Za-z0-9]+[_.-])*[A-Za-z0-9]*" + _SECRET_WORD + r")"
-_SECRET_NEEDLES = ("secret", "token", "key", "credential", "session")
+_SECRET_NEEDLES = ("secret", "token", "key", "credential", "session", "certificate")
 _AWS_SECRET_NAME = r"(?:[Aa]ws_?[Ss]ecret_?(?:[Aa]ccess_?)?[Kk]ey|AWS_?SECRET_?(?:ACCESS_?)?KEY|[Ss]ecret_?[Aa]ccess_?[Kk]ey|SECRET_?ACCESS_?KEY)"
 _HOST_WORDS = r"(?:ip|node|gpu|dgx|compute|hpc|nid|login|worker|host|srv|server|vm|cn|gn)"
 _NODE_ELEM = r"[A-Za-z0-9][\w.-]*(?:\[[\d,-]+\][\w.-]*)?"
@@ -210,7 +211,7 @@ REGISTRY: list[Entry] = [
     # netrc:   password hunter2
     Entry(
         "PASSWORD",
-        needles=("pass", "pwd", "://", "login", "mysql", "curl", "wget"),
+        needles=("pass", "pwd", "://", "login", "mysql", "curl", "wget", "redis", "echo", "cat"),
         patterns=(
             P("password in url", _URL_USERINFO + r"[^\s:/@]*:(?P<v>[^\s@/]+)@", needles=("://",)),
             P("password setting quoted", _PW_KEY + r"[\"']?" + _QUOTED, needles=("pass", "pwd")),
@@ -220,14 +221,20 @@ REGISTRY: list[Entry] = [
             # docker login -u ci -p s3cr3t nvcr.io  |  podman login --password s3cr3t  |  helm registry login -p ...
             P(
                 "registry login password",
-                r"\b(?:docker|podman|nerdctl|buildah|skopeo|helm\s+registry|oras)\s+login\b[^\n|;]*?\s(?:-p|--password)(?:=|\s+)"
+                r"\b(?:docker|podman|nerdctl|buildah|skopeo|helm\s+registry|oras|az)\s+login\b[^\n|;]*?\s(?:-p|--password)(?:=|\s+)"
                 r"[\"']?(?P<v>[^\s\"']+)",
                 needles=("login",),
             ),
             # sshpass -p 's3cr3t' ssh gpu-node-17  |  sshpass -ps3cr3t
             P("sshpass password", r"\bsshpass\s+(?:-[a-oq-z]\S*\s+)*-p\s*[\"']?(?P<v>[^\s\"']+)", needles=("sshpass",)),
             # mysql -h db -u ml -pS3cr3t  (-p glued to its value; a bare -p prompts and holds nothing)
-            P("mysql password", r"\bmysql(?:dump|admin|import|sh)?\b[^\n|;]*?\s-p(?P<v>[^\s\"'-][^\s\"']*)", needles=("mysql",)),
+            P("mysql password", r"\bmysql(?:dump|admin|import|sh)?\b[^\n|;]*?\s[\"']?-p(?P<v>[^\s\"'-][^\s\"']*)", needles=("mysql",)),
+            # redis-cli -h 10.0.0.5 -p 6379 -a 's3cr3t' ping
+            P("redis-cli password", r"\bredis-cli\b[^\n|;]*?\s(?:-a|--pass)\s+[\"']?(?P<v>[^\s\"']+)", needles=("redis",)),
+            # ~/.pgpass line: hostname:port:database:username:password
+            P("pgpass line", r"(?:^|[\s'\"])[\w.*-]+:(?:\d{2,5}|\*):[^:\s]+:[^:\s]+:(?P<v>[^\s'\"]+)", needles=("pgpass", "echo", "cat")),
+            # INFO connecting as svc_train with password uFP9dCt,4Nnb (a password named in prose: it has a digit)
+            P("password in prose", r"(?i:\bpassword)\s+(?:is\s+|was\s+|of\s+)?(?P<v>[^\s\"']{6,})", checks.password_in_prose, needles=("password",)),
             # curl -u ci:s3cr3t https://...  |  wget --password=s3cr3t (the flag pattern below)
             P("curl user password", r"\bcurl\b[^\n|;]*?\s(?:-u|--user)\s*[\"']?[^\s:\"']+:(?P<v>[^\s\"']+)", needles=("curl",)),
             P(
@@ -245,13 +252,20 @@ REGISTRY: list[Entry] = [
     Entry(
         "SECRET",
         trigger=(
-            r"(?i:ecret|oken|key|redentials?|key[_-]?data|session[_-]?id|cookie)[\"']?\s*[:=]"
+            r"(?i:ecret|oken|key|redentials?|key[_-]?data|certificate[_-]?data|session[_-]?id|cookie)[\"']?\s*[:=]"
+            r"|\bbot\d{8}|(?i:token|secret|password|key)>|(?i:api[ _-]?key) \w"
             r"|--[\w-]*(?:token|secret|[Kk]ey)[\s=]"
         ),
         patterns=(
             P("secret setting quoted", _SECRET_KEY + r"[\"']?" + _QUOTED, needles=_SECRET_NEEDLES),
             P("secret setting", _SECRET_KEY + _SEP + _UNQUOTED, needles=_SECRET_NEEDLES),
             # curl -v:  > Cookie: sessionid=abc; csrftoken=def  |  < Set-Cookie: session=...; Path=/; HttpOnly
+            # HTTPSConnectionPool(host='api.telegram.org', ...) (url: /bot4338007752:AAjhghDZHb_HmtkVOz.../sendMessage)
+            P("telegram bot token", r"\bbot(?P<v>\d{8,10}:[A-Za-z0-9_-]{35})\b", needles=("bot",)),
+            # botocore.parsers [DEBUG] Response body: b'...<SessionToken>IQoJ...</SessionToken>'   (XML elements)
+            P("xml secret element", r"<(?P<k>[A-Za-z]*(?:Token|Secret|Password|SecretAccessKey))>(?P<v>[^<\s]+)</", needles=("token>", "secret>", "password>", "key>")),
+            # COMET INFO: Using API key mtsVgXae2QMB3mFnF0JRUzHE8 for workspace acme-ml
+            P("api key in prose", r"(?i:\bapi[ _-]?key)\s+(?:is\s+)?(?P<v>[A-Za-z0-9_-]{20,})\b", needles=("key",)),
             P(
                 "cookie header",  # every name=value pair, up to the first space that no ';' precedes
                 r"(?i:\b(?:set-)?cookie)\s*:\s*(?P<v>[^\s;=]+=[^\s;]*(?:;\s*[^\s;=]+(?:=[^\s;]*)?)*;?)",
@@ -271,7 +285,7 @@ REGISTRY: list[Entry] = [
     Entry(
         "HIGH_ENTROPY_TOKEN",
         trigger=r"[A-Za-z0-9+/_-]{32}",
-        patterns=(P("high-entropy token", _START("A-Za-z0-9+/_=-") + r"(?P<v>[A-Za-z0-9+/_-]{32,512}={0,2})" + _END("A-Za-z0-9+/_=-")),),
+        patterns=(P("high-entropy token", _START("A-Za-z0-9+/_=-") + r"(?P<v>[A-Za-z0-9+/_-]{32,}={0,2})" + _END("A-Za-z0-9+/_=-")),),
         check=checks.high_entropy,
     ),
     # print(batch) ... 'text': 'my card is 4111 1111 1111 1111'   (personal data inside printed samples)

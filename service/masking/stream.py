@@ -43,8 +43,17 @@ _MAX_OPEN_BLOCKS = 1024
 _PEM_BEGIN = linear_regex.compile(r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----")
 _PEM_END = linear_regex.compile(r"-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----")
 _PEM_BODY = linear_regex.compile(r"(?:[A-Za-z0-9+/=]{8,}|(?:Proc-Type|DEK-Info|Comment):.*)\s*$")
-_PEM_BARE_BODY = linear_regex.compile(r"\s*[A-Za-z0-9+/=]{40,}\s*")  # a whole line of key material, no prefix
+# a whole line of key material with no prefix (the block's last line is short: 4ytDqrJ72a6crgzp07PNHVrczIiI4g==)
+_PEM_BARE_BODY = linear_regex.compile(r"\s*[A-Za-z0-9+/=]*[0-9+/=][A-Za-z0-9+/=]*\s*")
 _PEM_MAX_PREFIX = 64
+# a pod spec's env, one entry on two lines:   - name: REDIS_PASSWORD
+#                                               value: "RA5K3G6t\"9EwNsRwL!TtyVA1"
+_K8S_SECRET_NAME = linear_regex.compile(
+    r"^.*?-\s+name:\s*[\"']?[A-Za-z0-9_.-]*(?i:password|passwd|pwd|secret|token|api_?key|access_?key|private_?key|credentials?)[\"']?\s*$"
+)
+_K8S_VALUE = linear_regex.compile(
+    r"^(?P<pre>.*?\bvalue:\s*)(?:\"(?:[^\"\\]|\\.)+\"|'[^']+'|[^\s\"'][^\n]*?)(?P<post>\s*)$"
+)
 _NETRC_WANDB_MACHINE = linear_regex.compile(r"^\s*machine\s+api\.wandb\.ai\s*$")
 _NETRC_PASSWORD = linear_regex.compile(r"^(?P<pre>.*?\bpassword\s+)(?P<v>[A-Za-z0-9_-]{40,})\s*$")
 
@@ -57,6 +66,7 @@ class MaskState:
         self.counts: Counter[str] = Counter()
         self.pem_open: set[str] = set()  # stream tags with an unterminated private-key block
         self.netrc_wandb_lines = 0
+        self.named_secret_lines = 0  # a Kubernetes env entry named like a secret: its value: line follows
         self.learned = LearnedNames()
         self._shapes: dict[bytes, bool] = {}
         self._segments: dict[str, tuple[str, tuple[str, ...], tuple[Span, ...]]] = {}
@@ -207,7 +217,16 @@ def _mask_line(line: str, shape: bytes, masker: Masker, state: MaskState) -> str
         if m:
             state.counts[KINDS["WANDB_API_KEY"].key] += 1
             return mask_segment(m.group("pre"), masker, state) + "<WANDB_API_KEY>"
+    if state.named_secret_lines:
+        state.named_secret_lines -= 1
+        m = _K8S_VALUE.match(line)
+        if m:
+            state.named_secret_lines = 0
+            state.counts[KINDS["SECRET"].key] += 1
+            return mask_segment(m.group("pre"), masker, state) + "<SECRET>" + m.group("post")
     out = mask_segment(line, masker, state, shape)
+    if "name:" in line and _K8S_SECRET_NAME.match(line):
+        state.named_secret_lines = 2
     if "-----BEGIN" in line:
         begin = _PEM_BEGIN.search(line)
         if begin and not _PEM_END.search(line, begin.end()) and len(state.pem_open) < _MAX_OPEN_BLOCKS:

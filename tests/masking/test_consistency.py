@@ -249,3 +249,14 @@ def test_a_learned_name_is_still_masked_outside_code(masker: Masker) -> None:
     text, _ = mask_text("SLURM_JOB_USER=rkowalsk\nwriting to /shared/rkowalsk/ckpt; import torch\nrkowalsk.log", masker)
     assert "rkowalsk" not in text.splitlines()[1]
     assert "rkowalsk" not in text.splitlines()[2]  # a file named after the person, not a module
+
+
+def test_a_kubernetes_env_entry_named_like_a_secret_has_its_value_masked(masker: Masker) -> None:
+    text, counts = mask_text(
+        '    env:\n    - name: REDIS_PASSWORD\n      value: "RA5K3G6t\\"9EwNsRwL!Tty&oOCyT4"\n    - name: NCCL_DEBUG\n      value: INFO',
+        masker,
+    )
+    assert "RA5K3G6t" not in text and "oOCyT4" not in text
+    assert text.splitlines()[2] == "      value: <SECRET>"
+    assert text.splitlines()[4] == "      value: INFO"  # an ordinary setting's value stays
+    assert counts["secret"] == 1
