@@ -268,7 +268,8 @@ def high_entropy(text: str, m: Any, s: int, e: int) -> bool:
     if len(segments) > 1 and any(_is_word(seg) for seg in segments):
         # a path or a URL's: random only where the segments between its words are (hooks/v1/<token>/notify,
         # and a base64 token holds slashes of its own: Zq9f/SMee/Yab7)
-        runs, run = [], []
+        runs: list[str] = []
+        run: list[str] = []
         for seg in [*segments, "end"]:
             if _is_word(seg):
                 runs.append("/".join(run))
