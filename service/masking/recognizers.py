@@ -23,7 +23,8 @@ _END = "(?:$|[^{}])".format  # where (?![...]) stood
 # minus a trailing , ; ) } ] (the end of a dict, a call, a connection-string field)
 _UNQUOTED = r"(?P<v>[^\s\"']*[^\s\"',;)}\]])"
 # A quoted value runs to its closing quote: "a \"b\" \$c" (escapes) | 'x y z' | b'IQoJ...' (boto's bytes)
-_QUOTED = r"\s*[:=]\s*(?:b?\"(?P<v>(?:[^\"\\\n]|\\.)+)\"|b?'(?P<w>(?:[^'\\\n]|\\.)+)')"
+# (single quotes escape themselves: YAML 'it''s', the shell's 'it'\''s')
+_QUOTED = r"\s*[:=]\s*(?:b?\"(?P<v>(?:[^\"\\\n]|\\.)+)\"|b?'(?P<w>(?:[^'\\\n]|\\.|''|'\\'')+)')"
 # DB_PASSWORD, PGPASSWORD, MYSQL_PWD, password, db_pass (not PWD=/opt/app, the working directory)
 _PW_KEY = (
     r"(?:\b[A-Z0-9_]*(?:PASSWORD|PASSWD|PASSPHRASE)|\b[A-Z0-9_]+_(?:PASS|PWD)"
@@ -216,7 +217,15 @@ REGISTRY: list[Entry] = [
             P("password in url", _URL_USERINFO + r"[^\s:/@]*:(?P<v>[^\s@/]+)@", needles=("://",)),
             P("password setting quoted", _PW_KEY + r"[\"']?" + _QUOTED, needles=("pass", "pwd")),
             # + export 'SMTP_PASSWORD=a b&c#d'   (bash -x quotes the whole assignment)
-            P("password assignment quoted", r"'" + _PW_KEY + r"=(?P<v>[^'\n]*[^'\s])'", needles=("pass", "pwd")),
+            P("password assignment quoted", r"'" + _PW_KEY + r"=(?P<v>(?:[^'\n]|'\\'')*[^'\s])'", needles=("pass", "pwd")),
+            # docker inspect:  "Env": ["MYSQL_ROOT_PASSWORD=e032Sb,8ZnN'KzORB4", ...]
+            P("password assignment double-quoted", r"\"" + _PW_KEY + r"=(?P<v>(?:[^\"\\\n]|\\.)+)\"", needles=("pass", "pwd")),
+            # env / printenv: the line is NAME=value and the value is the rest of it, spaces and quotes included
+            P(
+                "password env line",
+                r"^\s*(?:declare -x |export )?[A-Z0-9_]*(?:PASSWORD|PASSWD|PASSPHRASE|_PASS|_PWD)=(?P<v>[^\"'\s][^\n]*[^\s])\s*$",
+                needles=("pass", "pwd"),
+            ),
             P("password setting", _PW_KEY + _SEP + _UNQUOTED, needles=("pass", "pwd")),
             # docker login -u ci -p s3cr3t nvcr.io  |  podman login --password s3cr3t  |  helm registry login -p ...
             P(

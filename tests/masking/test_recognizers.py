@@ -122,6 +122,11 @@ TABLES: dict[str, list[tuple[str, str | None]]] = {
         ("POSTGRES_PASSWORD=$Pm4oWy$2xpP5E", "$Pm4oWy$2xpP5E"),
         ('declare -x MYSQL_PWD="k9\\"Lp\\$v w2"', 'k9\\"Lp\\$v w2'),
         ("+ export 'SMTP_PASSWORD=ab c&d#e'", "ab c&d#e"),
+        ("PGPASSWORD=avT9V5 Hj3qMY;ZfH36ce", "Hj3qMY;ZfH36ce"),  # env prints the value to the end of the line
+        ("REDIS_PASSWORD=RA5K3G6t\"9EwNsRwL!Tty", "9EwNsRwL!Tty"),
+        ("    password: 'bbbPIa8,UbHoWC8''owoRoWD8#glOU3s'", "owoRoWD8#glOU3s"),  # YAML's '' escape
+        ("export DB_PASSWORD='Jm5ug1dT#N3phv7ls'\\''cwSf59'", "cwSf59"),  # the shell's '\'' escape
+        ('                "MYSQL_ROOT_PASSWORD=e032Sb,8ZnNjg,yxI0jgM\'KzORB4",', "KzORB4"),  # docker inspect
         # command-line arguments
         ("+ docker login -u ci-bot -p Zq3Vb8Lp0Kx nvcr.io", "Zq3Vb8Lp0Kx"),
         ("sshpass -p 'Zq3Vb8Lp0Kx' ssh gpu-node-17 nvidia-smi", "Zq3Vb8Lp0Kx"),
