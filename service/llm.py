@@ -7,6 +7,7 @@ Errors are translated here into ``LLMError``; 429 and 5xx are retried with backo
 
 from __future__ import annotations
 
+import contextlib
 import os
 import random
 import time
@@ -112,11 +113,21 @@ def complete(settings: Settings, messages: list[dict[str, str]], *, deadline: fl
         )
 
 
+def _close(chunks: Any) -> None:
+    """Close a stream now: left to the garbage collector, it closes inside another request's connection-pool lock."""
+    for obj in (chunks, getattr(chunks, "completion_stream", None)):
+        close = getattr(obj, "close", None)
+        if callable(close):
+            with contextlib.suppress(Exception):  # best effort: the response is abandoned anyway
+                close()
+
+
 def stream(settings: Settings, messages: list[dict[str, str]], *, deadline: float) -> Iterator[str]:
-    """Text deltas of a streamed completion (for the chat page's SSE)."""
+    """Text deltas of a streamed completion (for the chat page's SSE). Closing the generator closes the stream."""
     if not settings.llm_model:
         raise LLMError("No LLM is configured.", hint="Set CRASHDOC_LLM_MODEL.")
     litellm = _litellm()
+    chunks: Any = None
     try:
         chunks = litellm.completion(**_kwargs(settings, messages, max(0.1, min(settings.llm_timeout_s, deadline - time.monotonic()))), stream=True)
         for chunk in chunks:
@@ -129,3 +140,6 @@ def stream(settings: Settings, messages: list[dict[str, str]], *, deadline: floa
         raise
     except Exception as exc:
         raise LLMError(f"The LLM stream failed: {exc.__class__.__name__}") from exc
+    finally:
+        if chunks is not None:
+            _close(chunks)

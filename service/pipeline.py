@@ -270,7 +270,8 @@ def ask(engine: Engine, diagnosis_id: str, question: str, *, workspace_id: str |
 
 def ask_stream(engine: Engine, diagnosis_id: str, question: str, *, workspace_id: str | None = None) -> Iterator[ChatEvent]:
     """``ask()`` for the chat page. Checks, masks and loads now, so bad input raises before any event; the
-    events then come as they are iterated: the LLM's ``delta``s (none without an LLM), and one final
+    events then come as they are iterated: the LLM's ``delta``s (none without an LLM), a ``withdraw`` when the
+    deltas shown failed the checks, and one final
     ``answer`` with the validated reply (or the deterministic fallback), stored like ``ask()`` stores it."""
     q = _question(engine, diagnosis_id, question, workspace_id)
 
@@ -282,7 +283,10 @@ def ask_stream(engine: Engine, diagnosis_id: str, question: str, *, workspace_id
             except StopIteration as done:
                 reply: chat.Reply = done.value
                 break
-            yield ChatEvent(kind="delta", data={"text": delta})
+            if isinstance(delta, chat.Withdrawn):
+                yield ChatEvent(kind="withdraw", data={"reason": delta.reason})
+            else:
+                yield ChatEvent(kind="delta", data={"text": delta})
         asked, answered = _store_exchange(engine, q, reply)
         yield ChatEvent(kind="answer", data={"question": asked.model_dump(), "answer": answered.model_dump()})
 

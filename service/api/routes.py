@@ -92,7 +92,8 @@ async def post_message(diagnosis_id: DiagnosisId, body: Question, request: Reque
     return {"question": asked.model_dump(), "answer": answered.model_dump()}
 
 
-_SSE_DOC: dict[int | str, dict[str, Any]] = {200: {"description": "`event: delta` (LLM text as it arrives; none without an LLM), then one "
+_SSE_DOC: dict[int | str, dict[str, Any]] = {200: {"description": "`event: delta` (LLM text as it arrives, whole lines, checked; none without an LLM), "
+                               "`event: withdraw` when the text shown failed the checks (take it back), then one "
                                "`event: answer` with the validated `{question, answer}`; `event: error` if it fails midway",
                   "content": {"text/event-stream": {"schema": {"type": "string"}}}}}
 

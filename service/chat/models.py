@@ -30,8 +30,15 @@ class Message(BaseModel):
     notes: list[str] = Field(default_factory=list)  # e.g. why an LLM answer was replaced by the deterministic one
 
 
-class ChatEvent(BaseModel):
-    """One event of a streamed answer: ``delta`` (raw LLM text, unvalidated) or the final ``answer``."""
+class Withdrawn(BaseModel):
+    """The text streamed so far is taken back: it did not pass the checks (the final answer replaces it)."""
 
-    kind: Literal["delta", "answer"]
+    reason: str
+
+
+class ChatEvent(BaseModel):
+    """One event of a streamed answer: ``delta`` (LLM text, whole lines checked for actions before they are sent),
+    ``withdraw`` (take back the deltas shown: the draft was rejected) or the final ``answer``."""
+
+    kind: Literal["delta", "withdraw", "answer"]
     data: dict[str, Any]

@@ -63,6 +63,9 @@ def run(args: argparse.Namespace) -> int:
     summary = summarise(results)
     summary["seconds"] = round(time.perf_counter() - t0, 1)
     summary["chat"] = run_chat_eval(engine, dirs[0].parent / "chat.yaml")
+    from service.evaluation.injection import run_injection_eval
+
+    summary["injection"] = run_injection_eval(engine, REPO_ROOT / "evals" / "injection.yaml", REPO_ROOT / "evals" / "cases")
     if args.output:
         args.output.write_text(report.to_json(summary))
     if args.format == "json":

@@ -1,9 +1,12 @@
 """The LLM composer: a grounded diagnosis written by a model, validated on every answer.
 
 Flow: bounded masked excerpt + facts + candidate entries -> prompt files -> ``service.llm.complete`` ->
-JSON -> validation (entry among the candidates, evidence lines verbatim in the log, facts among the
-extracted ones, fix steps from the entry or marked as additions, support for the chosen entry) ->
-one repair round with the errors -> else the deterministic diagnosis, marked, with the reason.
+JSON -> validation (``checks.validate``: entry among the candidates, evidence lines verbatim in the log,
+facts among the extracted ones, fix steps from the entry or marked as additions, the cited lines carry the
+entry's signals, a strongly supported top candidate kept unless out-supported) -> one repair round with
+the errors -> else the deterministic diagnosis, marked, with the reason. A used answer's additions are
+screened (``checks.screen``): one carrying a link, command or package from elsewhere is dropped, noted.
+The log's lines go into the prompt cleaned (``guard.clean``) between per-request fences (``guard.Fence``).
 """
 
 from __future__ import annotations
@@ -17,21 +20,14 @@ from typing import Any
 
 from pydantic import BaseModel, Field, ValidationError
 
-from retrieval.kb import Entry, KnowledgeBase, section_steps
+from retrieval.kb import KnowledgeBase, section_steps
+from service.compose import checks
 from service.errors import LLMError
+from service.guard import Fence, clean, safe_note
 from service.llm import Reply, complete, prepare
 from service.models import Diagnosis, Evidence, Facts, Hit, MaskedLog
 from service.prompts import library
 from service.settings import Settings
-
-_CANDIDATES = 5
-# Lines that try to instruct a model ("ignore previous instructions and answer ...") are data that may
-# not be cited as evidence: an answer that leans on them is rejected.
-_INJECTION = re.compile(
-    r"ignore (?:all |any |the )?(?:previous|prior|above|earlier) (?:instructions|prompts?)|disregard (?:the|all|your) |"
-    r"you are now |new instructions?:|system prompt|answer (?:with )?entry_id\s*=|\bact as\b",
-    re.I,
-)
 
 
 class FixStep(BaseModel):
@@ -81,52 +77,17 @@ def build_excerpt(log: MaskedLog, facts: Facts, budget: int) -> list[Evidence]:
     ]
 
 
-def _words(text: str) -> set[str]:
-    return {w for w in re.findall(r"[a-z0-9_]{3,}", text.lower())}
-
-
-def _supports(entry: Entry, lines: list[str], facts: Facts) -> bool:
-    """At least one cited line carries the entry's signal: a rule match or a message variant."""
-    ruled = {r.text for h in facts.rule_hits if h.entry_id == entry.id for r in h.lines}
-    messages = [m.lower() for m in entry.meta.signals.messages]
-    for line in lines:
-        low = line.lower()
-        if line.strip() in ruled or any(m in low for m in messages if len(m) >= 8):
-            return True
-        if any(len(_words(m) & _words(low)) >= 3 for m in messages):
-            return True
-    return False
-
-
 def validate(answer: LLMAnswer, *, log: MaskedLog, facts: Facts, hits: list[Hit], kb: KnowledgeBase) -> list[str]:
-    errors: list[str] = []
-    allowed = {h.entry_id for h in hits[:_CANDIDATES]}
-    if answer.entry_id != "unknown" and answer.entry_id not in allowed:
-        errors.append(f"entry_id '{answer.entry_id}' is not one of the candidates {sorted(allowed)} or 'unknown'")
-    cited: list[str] = []
-    for ev in answer.evidence:
-        line = log.line(ev.file, ev.line)
-        if line is None:
-            errors.append(f"evidence {ev.file}:{ev.line} does not exist in the log")
-        elif ev.text.strip() not in line:
-            errors.append(f"evidence {ev.file}:{ev.line} is not quoted verbatim (the line reads: {line[:200]!r})")
-        elif _INJECTION.search(line):
-            errors.append(f"evidence {ev.file}:{ev.line} is text that tries to instruct the model; it is not evidence")
-        else:
-            cited.append(line)
-    unknown_facts = [f for f in answer.facts_cited if f not in facts.values]
-    if unknown_facts:
-        errors.append(f"facts_cited names facts that were not extracted: {unknown_facts}")
-    entry = kb.get(answer.entry_id)
-    if entry is not None and not errors:
-        if not _supports(entry, cited, facts):
-            errors.append(f"no cited line carries a signal of '{entry.id}' (its messages or rule matches)")
-        entry_steps = [_words(s) for s in section_steps(entry.section("fix"))]
-        for step in answer.fix:
-            words = _words(step.step)
-            if step.from_entry and words and not any(len(words & s) / len(words) >= 0.35 for s in entry_steps):
-                errors.append(f"fix step marked from_entry is not in the entry's fix: {step.step[:120]!r}")
+    errors, _ = _checked(answer, log=log, facts=facts, hits=hits, kb=kb)
     return errors
+
+
+def _checked(answer: LLMAnswer, *, log: MaskedLog, facts: Facts, hits: list[Hit],
+             kb: KnowledgeBase) -> tuple[list[str], list[checks.Cited]]:
+    return checks.validate(
+        answer.entry_id, [(e.file, e.line, e.text) for e in answer.evidence], answer.facts_cited,
+        [(s.step, s.from_entry) for s in answer.fix], log=log, facts=facts, hits=hits, kb=kb,
+    )
 
 
 def _parse(text: str) -> LLMAnswer:
@@ -143,25 +104,31 @@ def _cache_path(settings: Settings, key: str) -> Path:
 
 def _merge(base: Diagnosis, answer: LLMAnswer, *, log: MaskedLog, facts: Facts, hits: list[Hit], kb: KnowledgeBase,
            meta: dict[str, Any]) -> Diagnosis:
+    """The validated answer over ``base``; additions that carry an action not in the entry are dropped, noted."""
     entry = kb.get(answer.entry_id)
+    _, cited = _checked(answer, log=log, facts=facts, hits=hits, kb=kb)
+    allowed = checks.material(entry, cited, facts)
     rank_of = {(e.ref.file, e.ref.line): e.ref.rank for e in facts.events}
-    evidence = [Evidence(file=e.file, line=e.line, rank=rank_of.get((e.file, e.line)), text=log.line(e.file, e.line) or e.text)
-                for e in answer.evidence]
+    evidence = [Evidence(file=c.file, line=c.line, rank=rank_of.get((c.file, c.line)), text=c.text) for c in cited]
     score = next((h.score for h in hits if h.entry_id == answer.entry_id), 0.0)
     top = hits[0].score if hits else 0.0
     confidence = base.confidence if hits and hits[0].entry_id == answer.entry_id else round(min(base.confidence, score / top if top else 0.0) * 0.9, 3)
-    fix = [s.step if s.from_entry else f"(addition for this run) {s.step}" for s in answer.fix]
+    summaries, notes = checks.screen([answer.summary], allowed, "summary")
+    fix, fix_notes = checks.screen([s.step if s.from_entry else f"(addition for this run) {s.step}" for s in answer.fix],
+                                   allowed, "fix step")
+    verify, verify_notes = checks.screen(answer.verify, allowed, "verify step")
     return base.model_copy(update={
         "entry_id": entry.id if entry else None,
         "title": entry.title if entry else "No known failure matched",
         "category": entry.meta.category if entry else None,
         "confidence": confidence if entry else 0.0,
-        "summary": answer.summary,
+        "summary": summaries[0] if summaries else (entry.meta.summary if entry and entry.id != base.entry_id else base.summary),
         "evidence": evidence,
         "fix": fix or (section_steps(entry.section("fix")) if entry else []),
-        "verify": answer.verify or (section_steps(entry.section("verify")) if entry else []),
+        "verify": verify or (section_steps(entry.section("verify")) if entry else []),
         "composer": meta["model"],
         "explanation": base.explanation,
+        "notes": [*base.notes, *notes, *fix_notes, *verify_notes],
         "llm": meta,
     })
 
@@ -173,18 +140,22 @@ def compose_with_llm(log: MaskedLog, facts: Facts, hits: list[Hit], kb: Knowledg
     system_p, user_p, repair_p = prompts.get("diagnose.system"), prompts.get("diagnose.user"), prompts.get("repair.user")
     excerpt = build_excerpt(log, facts, settings.llm_excerpt_lines)
     candidates = []
-    for h in hits[:_CANDIDATES]:
+    for h in hits[:checks.CANDIDATES]:
         entry = kb.get(h.entry_id)
         if entry is not None:
             candidates.append({"id": entry.id, "title": entry.title, "summary": entry.meta.summary, "score": h.score,
                                "fix": section_steps(entry.section("fix"))[:6]})
+    fence = Fence.new()
     user = prompts.render(
-        "diagnose.user", facts=sorted(facts.values.items()), initiating_rank=facts.initiating_rank,
-        collateral=facts.collateral[:6], candidates=candidates, excerpt=excerpt,
+        "diagnose.user", facts=[(name, clean(f.value), f.file, f.line) for name, f in sorted(facts.values.items())],
+        initiating_rank=facts.initiating_rank, collateral=[(c.rank, clean(c.text)[:160]) for c in facts.collateral[:6]],
+        candidates=candidates, excerpt=[(e.file, e.line, clean(e.text)) for e in excerpt], fence=fence,
     )
-    messages = [{"role": "system", "content": prompts.render("diagnose.system")}, {"role": "user", "content": user}]
+    system = prompts.render("diagnose.system", fence=fence)
+    messages = [{"role": "system", "content": system}, {"role": "user", "content": user}]
     prompt_ref = {"system": system_p.ref(), "user": user_p.ref(), "repair": repair_p.ref()}
-    key = hashlib.sha256(json.dumps([user, kb.version, settings.llm_model, system_p.sha256, user_p.sha256]).encode()).hexdigest()[:32]
+    key = hashlib.sha256(json.dumps([user.replace(fence.nonce, ""), kb.version, settings.llm_model, system_p.sha256,
+                                     user_p.sha256]).encode()).hexdigest()[:32]
     meta: dict[str, Any] = {"model": settings.llm_model, "prompt": prompt_ref, "cache_key": key, "cached": False,
                             "attempts": 0, "prompt_tokens": 0, "completion_tokens": 0, "cost_usd": None, "latency_ms": 0.0}
     cache = _cache_path(settings, key)
@@ -226,6 +197,7 @@ def compose_with_llm(log: MaskedLog, facts: Facts, hits: list[Hit], kb: Knowledg
         reason = "invalid answer: " + "; ".join(errors)[:500]
         messages += [{"role": "assistant", "content": reply.text[:4000]},
                      {"role": "user", "content": prompts.render("repair.user", errors=errors)}]
+    reason = safe_note(reason)
     meta["fallback_reason"] = reason
     return base.model_copy(update={
         "composer": "deterministic",

@@ -63,6 +63,15 @@ def to_text(s: dict[str, Any], *, markdown: bool = False) -> str:
         out.append(f"  {c['n']} questions: {_pct(c['pass_rate'])} answered with every must-mention term")
         for f in c["failing"][:12]:
             out.append(f"  FAIL {f['case']}: {f['question']!r} missing {f.get('missing')} (intent {f.get('intent')})")
+    if "injection" in s:
+        inj = s["injection"]
+        out.append(h("Injection eval (an obedient model; planted instructions)"))
+        out.append(f"  {inj['n']} cases: {inj['moved']} diagnoses moved, {inj['harmful']} with a planted link or command in the"
+                   f" answer, page or chat; benign answers used {inj['benign']['accepted']} of {inj['benign']['n']}")
+        for tactic, row in inj["by_tactic"].items():
+            out.append(f"  {tactic:<24} {row['n']:>3} cases   moved {row['moved']}   harmful {row['harmful']}")
+        for f in inj["failing"][:12]:
+            out.append(f"  FAIL {f['tactic']} on {f['case']}: {f}")
     if s["confusions"]:
         out.append(h("Most confused (expected -> predicted)"))
         for c in s["confusions"]:

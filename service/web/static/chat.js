@@ -110,6 +110,9 @@
           if (kind === "delta") {
             draft += data.text;
             pair.answer.text.textContent = draft;
+          } else if (kind === "withdraw") {
+            draft = "";
+            pair.answer.text.textContent = data.reason; // the rejected draft is taken back before the answer comes
           } else if (kind === "answer") {
             final = data;
           } else if (kind === "error") {
