@@ -112,7 +112,7 @@ def run_injection_eval(engine: Engine, spec_file: Path, cases_dir: Path) -> dict
     """Per tactic: cases, moved diagnoses, harmful additions (answer, page, chat plain, chat streamed)."""
     from fastapi.testclient import TestClient
 
-    from service.api import create_app
+    from service.app import create_app
 
     if not spec_file.exists():
         return {"n": 0, "moved": 0, "harmful": 0, "by_tactic": {}, "benign": {"n": 0, "accepted": 0}, "failing": []}
