@@ -10,8 +10,11 @@ from __future__ import annotations
 import contextlib
 import os
 import random
+import threading
 import time
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -73,10 +76,53 @@ def _retryable(exc: Exception) -> bool:
     return name in _RETRYABLE or (isinstance(status, int) and (status == 429 or status >= 500))
 
 
+class _Slots:
+    """The LLM's own bounded pool: at most ``llm_concurrency`` calls at once, on threads that serve no request.
+
+    A call that finds every slot taken fails at once (the caller answers deterministically); a caller waits
+    for its call only until its deadline, and the slot stays taken until the call itself ends.
+    """
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self.free = threading.BoundedSemaphore(size)
+        self.pool = ThreadPoolExecutor(max_workers=size, thread_name_prefix="crashdoc-llm")
+
+    def take(self) -> None:
+        if not self.free.acquire(blocking=False):
+            raise LLMError(f"The LLM is busy: all {self.size} calls in flight are still waiting for it.",
+                           hint="Raise CRASHDOC_LLM_CONCURRENCY, or use a faster model.")
+
+
+_SLOTS: dict[int, _Slots] = {}
+_SLOTS_LOCK = threading.Lock()
+
+
+def _slots(settings: Settings) -> _Slots:
+    with _SLOTS_LOCK:
+        return _SLOTS.setdefault(settings.llm_concurrency, _Slots(settings.llm_concurrency))
+
+
 def complete(settings: Settings, messages: list[dict[str, str]], *, deadline: float) -> Reply:
-    """One chat completion, retried on 429/5xx with exponential backoff until ``deadline`` (monotonic)."""
+    """One chat completion in the LLM pool, retried on 429/5xx with backoff until ``deadline`` (monotonic).
+    Raises ``LLMError`` at once when the pool is full, and at the deadline when the model has not answered."""
     if not settings.llm_model:
         raise LLMError("No LLM is configured.", hint="Set CRASHDOC_LLM_MODEL.")
+    slots = _slots(settings)
+    slots.take()
+    try:
+        future = slots.pool.submit(_complete, settings, messages, deadline)
+    except RuntimeError:
+        slots.free.release()
+        raise
+    future.add_done_callback(lambda _: slots.free.release())
+    try:
+        return future.result(timeout=max(0.0, deadline - time.monotonic()))
+    except FutureTimeout as exc:
+        raise LLMError("The LLM did not answer within the time budget.", hint="Raise CRASHDOC_LLM_BUDGET_S or use a faster model.") from exc
+
+
+def _complete(settings: Settings, messages: list[dict[str, str]], deadline: float) -> Reply:
     litellm = _litellm()
     attempt = 0
     while True:
@@ -127,6 +173,8 @@ def stream(settings: Settings, messages: list[dict[str, str]], *, deadline: floa
     if not settings.llm_model:
         raise LLMError("No LLM is configured.", hint="Set CRASHDOC_LLM_MODEL.")
     litellm = _litellm()
+    slots = _slots(settings)
+    slots.take()  # a stream holds a slot too (it is read on the caller's thread, bounded by the timeout)
     chunks: Any = None
     try:
         chunks = litellm.completion(**_kwargs(settings, messages, max(0.1, min(settings.llm_timeout_s, deadline - time.monotonic()))), stream=True)
@@ -143,3 +191,4 @@ def stream(settings: Settings, messages: list[dict[str, str]], *, deadline: floa
     finally:
         if chunks is not None:
             _close(chunks)
+        slots.free.release()

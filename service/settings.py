@@ -59,6 +59,7 @@ class Settings(BaseSettings):
     llm_temperature: float = 0.0
     llm_budget_s: float = 60.0
     llm_max_retries: int = 2
+    llm_concurrency: int = Field(default=4, ge=1, le=256)  # LLM calls in flight at once; more are answered deterministically
     llm_excerpt_lines: int = 160
 
     # Service.
