@@ -25,6 +25,8 @@ SECTIONS: tuple[tuple[str, str], ...] = (
     ("verify", "Verify"),
 )
 _SECTION_KEYS = {title.lower(): key for key, title in SECTIONS}
+# What an answer may cite as "<entry_id>#<key>": the body sections, and the front matter's ``affected`` block.
+CITABLE_SECTIONS: tuple[tuple[str, str], ...] = (*SECTIONS, ("affected", "Affected systems"))
 
 
 # The vocabulary of two front-matter fields: ``phase`` (where in a run the failure strikes: the moment a

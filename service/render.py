@@ -4,19 +4,12 @@ from __future__ import annotations
 
 import textwrap
 
+from service.facts.vocabulary import in_display_order
 from service.models import Diagnosis
-
-_FACT_ORDER = (
-    "gpu_model", "gpu_count", "gpu_arch", "driver_version", "cuda_version", "torch_version", "nccl_version",
-    "deepspeed_version", "transformers_version", "launcher", "world_size", "num_nodes", "precision",
-    "optimizer", "zero_stage", "oom_tried_to_allocate", "oom_total_capacity", "oom_free", "exit_code",
-    "signal", "xid", "failure_step",
-)
 
 
 def _facts_in_order(d: Diagnosis) -> list[tuple[str, str]]:
-    names = [n for n in _FACT_ORDER if n in d.facts] + sorted(n for n in d.facts if n not in _FACT_ORDER)
-    return [(n, d.facts[n].value) for n in names]
+    return [(n, d.facts[n].value) for n in in_display_order(d.facts)]
 
 
 def _rank(r: int | None) -> str:

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from retrieval import FusionWeights, fuse, search_sources
 from retrieval.index import Index
+from service.facts.vocabulary import QUERY_FACTS
 from service.models import Facts, Hit, LineRef, MaskedLog
 
 _MAX_CHARS = 1_600
@@ -23,7 +24,6 @@ _PREFIX = re.compile(
     # glog, as torch prints it: E1130 04:56:42.512000 26939 torch/.../api.py:1002]  |  [E1210 02:50:29.5 ProcessGroupNCCL.cpp:1595]
     r"(?:\[?[IWEF]\d{4} [\d:.]+(?: \d+)? [\w./-]+:\d+\]\s*)?"
 )
-_KEY_FACTS = ("optimizer", "gpu_model", "precision", "launcher", "zero_stage")
 
 
 _DENSE_CHARS = 300
@@ -75,7 +75,7 @@ def build_query(log: MaskedLog, facts: Facts) -> Query:
         for f in log.files:
             for i, text in enumerate(f.lines[-15:], start=max(1, len(f.lines) - 14)):
                 add(LineRef(file=f.name, line=i, text=text))
-    fact_words = [f"{name.replace('_', ' ')} {facts.get(name)}" for name in _KEY_FACTS if facts.get(name)]
+    fact_words = [f"{name.replace('_', ' ')} {facts.get(name)}" for name in QUERY_FACTS if facts.get(name)]
     text = "\n".join(r.text for r in picked)
     if len(text) > _MAX_CHARS:
         text = text[:_MAX_CHARS]

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from retrieval.kb import SECTIONS, Entry, KnowledgeBase
 from service.chat.models import Citation, Reply
+from service.facts.vocabulary import key_facts
 from service.models import Diagnosis, Evidence
 
 _TITLES = dict(SECTIONS)
@@ -74,7 +75,7 @@ def _affected(d: Diagnosis, entry: Entry | None, _ex: list[Evidence], _kb: Knowl
     for s in a.software:
         fixed = f"; fixed in {s.fixed_in}" if s.fixed_in else ""
         lines.append(f"- **{s.name}** {s.versions}{fixed}" + (f": {s.note}" if s.note else ""))
-    facts = [f"{n} = {d.facts[n].value}" for n in ("gpu_model", "gpu_arch", "torch_version", "deepspeed_version", "optimizer") if n in d.facts]
+    facts = [f"{n} = {d.facts[n].value}" for n in key_facts(d.facts)]
     if facts:
         lines.append("\nThis run: " + ", ".join(facts) + ".")
     more = "\n".join(f"- {m}" for m in entry.meta.signals.more_likely_when[:6])

@@ -7,7 +7,7 @@ import re
 import time
 from collections.abc import Generator
 
-from retrieval.kb import KnowledgeBase
+from retrieval.kb import CITABLE_SECTIONS, KnowledgeBase
 from service.chat.models import Citation, Message, Reply
 from service.compose.checks import is_instruction
 from service.errors import LLMError
@@ -18,7 +18,7 @@ from service.prompts import library
 from service.settings import Settings
 
 _CITATIONS = re.compile(r"^\s*CITATIONS:\s*(\[.*\])\s*$", re.M)
-_SECTIONS = {"what", "mechanism", "observe", "confirm", "fix", "prevention", "verify", "affected"}
+_SECTIONS = {key for key, _ in CITABLE_SECTIONS}
 
 
 def messages_for(d: Diagnosis, question: str, excerpt: list[Evidence], kb: KnowledgeBase, history: list[Message],
@@ -33,7 +33,7 @@ def messages_for(d: Diagnosis, question: str, excerpt: list[Evidence], kb: Knowl
                           facts=[(name, clean(f.value), f.file, f.line) for name, f in d.facts.items()],
                           excerpt=[(e.file, e.line, clean(e.text)) for e in excerpt],
                           history=[(m.role, clean(m.text)[:600]) for m in history[-6:]], question=clean(question))
-    return [{"role": "system", "content": prompts.render("chat.system", fence=fence)}, {"role": "user", "content": user}]
+    return [{"role": "system", "content": prompts.render("chat.system", fence=fence, sections=[key for key, _ in CITABLE_SECTIONS])}, {"role": "user", "content": user}]
 
 
 def material_for(d: Diagnosis, question: str, kb: KnowledgeBase) -> Material:

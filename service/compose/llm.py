@@ -133,11 +133,11 @@ def _merge(base: Diagnosis, answer: LLMAnswer, *, log: MaskedLog, facts: Facts, 
     })
 
 
-def compose_with_llm(log: MaskedLog, facts: Facts, hits: list[Hit], kb: KnowledgeBase, *, base: Diagnosis,
-                     settings: Settings) -> Diagnosis:
-    """The LLM's diagnosis when it validates; otherwise ``base`` marked with the reason."""
+def diagnose_messages(log: MaskedLog, facts: Facts, hits: list[Hit], kb: KnowledgeBase,
+                      settings: Settings) -> tuple[list[dict[str, str]], Fence]:
+    """The system and user messages that ask the LLM for a diagnosis (the masked excerpt, facts and candidates),
+    and the fence the data is wrapped in."""
     prompts = library(str(settings.prompts_dir))
-    system_p, user_p, repair_p = prompts.get("diagnose.system"), prompts.get("diagnose.user"), prompts.get("repair.user")
     excerpt = build_excerpt(log, facts, settings.llm_excerpt_lines)
     candidates = []
     for h in hits[:checks.CANDIDATES]:
@@ -152,7 +152,16 @@ def compose_with_llm(log: MaskedLog, facts: Facts, hits: list[Hit], kb: Knowledg
         candidates=candidates, excerpt=[(e.file, e.line, clean(e.text)) for e in excerpt], fence=fence,
     )
     system = prompts.render("diagnose.system", fence=fence)
-    messages = [{"role": "system", "content": system}, {"role": "user", "content": user}]
+    return [{"role": "system", "content": system}, {"role": "user", "content": user}], fence
+
+
+def compose_with_llm(log: MaskedLog, facts: Facts, hits: list[Hit], kb: KnowledgeBase, *, base: Diagnosis,
+                     settings: Settings) -> Diagnosis:
+    """The LLM's diagnosis when it validates; otherwise ``base`` marked with the reason."""
+    prompts = library(str(settings.prompts_dir))
+    system_p, user_p, repair_p = prompts.get("diagnose.system"), prompts.get("diagnose.user"), prompts.get("repair.user")
+    messages, fence = diagnose_messages(log, facts, hits, kb, settings)
+    user = messages[1]["content"]
     prompt_ref = {"system": system_p.ref(), "user": user_p.ref(), "repair": repair_p.ref()}
     key = hashlib.sha256(json.dumps([user.replace(fence.nonce, ""), kb.version, settings.llm_model, system_p.sha256,
                                      user_p.sha256]).encode()).hexdigest()[:32]

@@ -15,6 +15,7 @@ from fastapi.responses import RedirectResponse, Response
 from retrieval.kb import Entry
 from service.api import deps
 from service.errors import AuthError, CrashdocError, InputError, NotFound, QuotaExceeded
+from service.facts.vocabulary import key_facts
 from service.pipeline import Engine, ask, diagnose, history_of
 from service.web import encyclopedia as enc
 from service.web.forms import read_run
@@ -24,8 +25,6 @@ from service.web.templating import assets, line_anchor, masked_kinds, page
 router = APIRouter(include_in_schema=False)
 
 # The facts worth a glance in the diagnosis's header, in this order (all of them are in the facts table).
-_KEY_FACTS = ("gpu_model", "gpu_count", "torch_version", "cuda_version", "deepspeed_version", "nccl_version",
-              "optimizer", "zero_stage", "precision", "world_size")
 _PRIVATE = {"Cache-Control": "no-store", "X-Robots-Tag": "noindex"}  # a diagnosis is the user's, not the web's
 
 
@@ -80,7 +79,7 @@ def _diagnosis_context(engine: Engine, diagnosis_id: str) -> dict[str, Any]:
     return {
         "d": d, "entry": engine.kb.get(d.entry_id) if d.entry_id else None, "excerpt": excerpt, "cited": cited,
         "primary": primary, "anchors": anchors, "messages": history_of(engine, diagnosis_id), "entries": entries,
-        "key_facts": [n for n in _KEY_FACTS if n in d.facts][:6],
+        "key_facts": key_facts(d.facts)[:6],
         "threshold": engine.settings.unknown_threshold, "phase": enc.phase_of(entry) if (entry := engine.kb.get(d.entry_id or "")) else None,
         "llm": bool(engine.settings.llm_model), "max_question": engine.settings.max_question_chars,
         "timeline_svg": swimlane(d),

@@ -15,7 +15,7 @@ from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoes
 from markupsafe import Markup
 from starlette.responses import HTMLResponse
 
-from retrieval.kb import SECTIONS
+from retrieval.kb import CITABLE_SECTIONS, SECTIONS
 from service.chat.models import Citation
 from service.masking.kinds import KINDS
 from service.web.encyclopedia import category_title
@@ -23,6 +23,7 @@ from service.web.markdown import render_markdown
 
 HERE = Path(__file__).resolve().parent
 SECTION_TITLES = dict(SECTIONS)
+_CITABLE_TITLES = dict(CITABLE_SECTIONS)
 
 
 # ---------------------------------------------------------------- static assets
@@ -91,7 +92,7 @@ def citation_link(c: Citation, anchors: set[str]) -> tuple[str, str | None]:
     """(label, href) for a chat citation: sections link to the entry page, lines and facts into the page."""
     if c.kind == "section":
         eid, _, sec = c.ref.partition("#")
-        label = f"{eid} · {SECTION_TITLES.get(sec, 'Affected systems' if sec == 'affected' else sec)}"
+        label = f"{eid} · {_CITABLE_TITLES.get(sec, sec)}"
         return label, f"/kb/{eid}#{sec}" if eid else None
     if c.kind == "line":
         file, _, line = c.ref.rpartition(":")
