@@ -390,7 +390,7 @@ def test_the_lexical_query_is_bounded_when_every_line_is_huge(example):
     files = [f.model_copy(update={"lines": [line + " x" * 3000 for line in f.lines]}) for f in log.files]
     query = build_query(log.model_copy(update={"files": files}), example.facts)
     *lines, facts_line = query.text.split("\n")
-    assert len("\n".join(lines)) == 1600 and facts_line.startswith("optimizer FusedAdam")
+    assert len("\n".join(lines)) == 1600 and "optimizer FusedAdam" in facts_line  # the key facts survive the cut
     assert len(query.dense_text) <= 300
 
 
