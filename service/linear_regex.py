@@ -19,12 +19,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator
+from functools import lru_cache
 from typing import Any
 
 import re2
 from re2 import _re2
 
-__all__ = ["LinearRegexError", "Match", "Regex", "compile"]
+__all__ = ["LinearRegexError", "Match", "Regex", "cached", "compile"]
 
 _UNANCHORED = _re2.RE2.Anchor.UNANCHORED
 _ANCHOR_START = _re2.RE2.Anchor.ANCHOR_START
@@ -278,4 +279,10 @@ def _name_or_number(ref: str) -> int | str:
 
 def compile(pattern: str, flags: int = 0) -> Regex:
     """``pattern`` compiled for RE2; ``LinearRegexError`` when it needs a backtracking engine."""
+    return Regex(pattern, flags)
+
+
+@lru_cache(maxsize=2048)
+def cached(pattern: str, flags: int = 0) -> Regex:
+    """``compile``, once per (pattern, flags) in a process: for patterns that are data, looked up by text."""
     return Regex(pattern, flags)

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from functools import lru_cache
 
 from service import linear_regex
 from service.facts.literals import LiteralIndex, TrigramMemo, required_literals
@@ -30,10 +29,9 @@ _STRONG = 0.5
 _OTHER_RULE = 0.4  # a summary rule steps aside for any other rule at least this strong
 
 
-@lru_cache(maxsize=1024)
 def _regex(pattern: str) -> linear_regex.Regex:
-    """The needs, unless and boost patterns, compiled once (MULTILINE: they are searched in the whole log)."""
-    return linear_regex.compile(pattern, re.MULTILINE)
+    """The needs, unless and boost patterns (MULTILINE: searched in the whole log), compiled once by the rules."""
+    return linear_regex.cached(pattern, re.MULTILINE)
 
 
 def _boosted(

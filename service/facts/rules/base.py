@@ -44,4 +44,4 @@ class Rule:
         object.__setattr__(self, "compiled", tuple(linear_regex.compile(p) for p in self.match))
         object.__setattr__(self, "excluded", tuple(linear_regex.compile(p) for p in self.not_with))
         for p in (*self.needs, *self.unless, *(x for b in self.boosts for x in (b.value, b.line, b.not_with) if x)):
-            linear_regex.compile(p, re.MULTILINE)  # refused now, at import, rather than on the first log
+            linear_regex.cached(p, re.MULTILINE)  # refused at import, not on the first log; hits.py reuses it
