@@ -283,5 +283,19 @@ def section_steps(markdown: str) -> list[str]:
         elif steps and (line.strip() or in_code):
             steps[-1] += "\n" + line
     if not steps and markdown.strip():
-        steps = [p.strip() for p in markdown.split("\n\n") if p.strip()]
+        steps = _paragraphs(markdown)
     return [s.strip() for s in steps]
+
+
+def _paragraphs(markdown: str) -> list[str]:
+    """Blocks split at blank lines, a fenced code block kept whole (its blank lines do not end it)."""
+    blocks: list[list[str]] = [[]]
+    in_code = False
+    for line in markdown.splitlines():
+        if line.strip().startswith("```"):
+            in_code = not in_code
+        if not line.strip() and not in_code:
+            blocks.append([])
+        else:
+            blocks[-1].append(line)
+    return [text for b in blocks if (text := "\n".join(b).strip())]

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import re
 import textwrap
 
 from service.facts.vocabulary import in_display_order
-from service.models import Diagnosis
+from service.models import Diagnosis, Evidence, TimelineEvent
 
 
 def _facts_in_order(d: Diagnosis) -> list[tuple[str, str]]:
@@ -72,50 +73,143 @@ def to_text(d: Diagnosis, *, color: bool = False) -> str:
     return "\n".join(out).rstrip() + "\n"
 
 
-def _md_code(text: str) -> str:
-    return text.replace("```", "ʼʼʼ")
+# The hidden first line of a PR/MR comment: a bot finds its own comment by it and edits it on a rerun. ``key``
+# tells apart the comments of several jobs on one PR; it stays the same across reruns (the diagnosis id does not).
+MARKER_PREFIX = "<!-- crashdoc:comment key="
+_KEY = re.compile(r"[A-Za-z0-9_.:/-]{1,100}")
+_LIST_START = re.compile(r"^\s*(?:[-*+]|\d{1,3}[.)])\s+")  # a nested item inside a step: "   - `pip install x`"
+_FENCE = re.compile(r"^\s*(```|~~~)")
 
 
-def to_markdown(d: Diagnosis, *, public_url: str | None = None) -> str:
-    out: list[str] = [f"### crashdoc: {d.title}", ""]
+def comment_marker(key: str = "crashdoc") -> str:
+    """The hidden marker a PR comment starts with (an HTML comment GitHub and GitLab do not show)."""
+    if not _KEY.fullmatch(key):
+        raise ValueError(f"comment key {key!r}: letters, digits and _.:/- only, at most 100")
+    return f"{MARKER_PREFIX}{key} -->"
+
+
+def _code_span(text: str) -> str:
+    """Inline code that a backtick inside the text cannot close."""
+    text = " ".join(text.split())
+    run = max((len(m) for m in re.findall(r"`+", text)), default=0)
+    tick = "`" * (run + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{tick}{pad}{text}{pad}{tick}"
+
+
+def _fenced(lines: list[str]) -> list[str]:
+    """A code block whose fence is longer than any backtick run in the lines (a log line cannot end it)."""
+    run = max((len(m) for line in lines for m in re.findall(r"`{3,}", line)), default=0)
+    fence = "`" * max(3, run + 1)
+    return [fence, *lines, fence]
+
+
+def _unwrap(text: str) -> list[str]:
+    """Markdown from the KB with its hard wraps joined: one line per paragraph or nested item; code kept as is.
+
+    GitHub turns each newline of a comment into a line break, so a wrapped sentence would break mid-line.
+    Returns the blocks' lines, unindented (the caller indents them under a list item)."""
+    raw = text.splitlines()
+    body = [line for line in raw[1:] if line.strip()]
+    indent = min((len(line) - len(line.lstrip()) for line in body), default=0)
+    lines = [raw[0].strip(), *(line[indent:] if line[:indent].isspace() else line.lstrip() for line in raw[1:])] if raw else []
+    out: list[str] = []
+    fence: str | None = None
+    joinable = False  # the last output line is prose a continuation line belongs to
+    for line in lines:
+        m = _FENCE.match(line)
+        if fence is not None:
+            out.append(line)
+            if m and line.strip().startswith(fence):
+                fence = None
+            continue
+        if m:
+            fence = m.group(1)
+            out.append(line)
+            joinable = False
+        elif not line.strip():
+            if out and out[-1]:
+                out.append("")
+            joinable = False
+        elif _LIST_START.match(line) or line.lstrip().startswith(("|", "#", ">", "<")):
+            out.append(line.rstrip())
+            joinable = not line.lstrip().startswith(("|", "#", "<"))
+        elif joinable:
+            out[-1] = out[-1].rstrip() + " " + line.strip()
+        else:
+            out.append(line.rstrip())
+            joinable = True
+    while out and not out[-1]:
+        out.pop()
+    return out
+
+
+def _item(bullet: str, step: str) -> list[str]:
+    """One list item: its first block on the bullet's line, the rest indented under it (blank lines kept)."""
+    first, *rest = _unwrap(step) or [""]
+    pad = " " * len(bullet)
+    return [f"{bullet}{first}", *(f"{pad}{line}" if line else "" for line in rest)]
+
+
+def _run_line(d: Diagnosis) -> str:
+    """What is particular to this run, before anything generic: who failed first, when, and the line that says so."""
+    first = next((t for t in d.timeline if t.first), None)
+    line: Evidence | TimelineEvent | None = first or (d.evidence[0] if d.evidence else None)
+    step = d.facts["failure_step"].value if "failure_step" in d.facts else None
+    rank = d.initiating_rank if d.initiating_rank is not None else (line.rank if line else None)
+    who = f"Rank {rank} failed first" if rank is not None else "The run failed"
+    when = f" around step {step}" if step else ""
+    if line is None:
+        return f"**{who}{when}.**" if (rank is not None or step) else "**No error line was found in the log.**"
+    where = f"{line.file}:{line.line}"
+    return f"**{who}{when}:** {_code_span(line.text[:300])} ({_code_span(where)})"
+
+
+def to_markdown(d: Diagnosis, *, key: str = "crashdoc", url: str | None = None) -> str:
+    """The diagnosis as a PR/MR comment (GitHub and GitLab flavoured markdown), also ``Accept: text/markdown``.
+
+    The hidden marker first (``comment_marker(key)``), then the run-specific line, the root cause and summary, the
+    fix and verify steps with no hard wraps, evidence, facts and collateral in collapsed ``<details>``, and the
+    link to the page: ``url``, else the diagnosis' own ``url`` (a share link) when it has one."""
+    link = url or getattr(d, "url", None)
+    out: list[str] = [comment_marker(key), _run_line(d), ""]
     if d.entry_id:
-        out.append(f"**Root cause:** `{d.entry_id}` · confidence **{d.confidence:.0%}**")
+        out.append(f"**Root cause: {' '.join(d.title.split())}** · `{d.entry_id}` · confidence {d.confidence:.0%}")
     else:
-        out.append("**Root cause:** no known failure matched with enough confidence")
-    if d.initiating_rank is not None:
-        out.append(f" · initiating rank **{d.initiating_rank}**")
-    out += ["", d.summary, ""]
-    if d.evidence:
-        out += ["**Evidence**", "", "```"]
-        out += [_md_code(f"{e.file}:{e.line} [{_rank(e.rank)}] {e.text[:200]}") for e in d.evidence]
-        out += ["```", ""]
+        out.append("**Root cause: unknown.** No failure of the catalogue matched with enough confidence.")
+    out += ["", *_unwrap(d.summary), ""]
     if d.fix:
         out += ["**Fix**", ""]
         for i, step in enumerate(d.fix, 1):
-            lines = step.splitlines()
-            out.append(f"{i}. {lines[0]}")
-            out += [f"   {line}" for line in lines[1:]]
+            out += _item(f"{i}. ", step)
         out.append("")
     if d.verify:
         out += ["**Verify**", ""]
         for step in d.verify:
-            lines = step.splitlines()
-            out.append(f"- {lines[0]}")
-            out += [f"  {line}" for line in lines[1:]]
+            out += _item("- ", step)
         out.append("")
+    if d.evidence:
+        out += [f"<details><summary>Evidence ({len(d.evidence)} line{'s' if len(d.evidence) != 1 else ''})</summary>", ""]
+        out += _fenced([f"{e.file}:{e.line} [{_rank(e.rank)}] {e.text[:300]}" for e in d.evidence])
+        out += ["", "</details>", ""]
     facts = _facts_in_order(d)
     if facts:
         out += ["<details><summary>Facts</summary>", "", "| fact | value |", "| --- | --- |"]
-        out += [f"| {n} | `{v}` |" for n, v in facts]
+        out += [f"| {n} | {_code_span(v).replace('|', chr(92) + '|')} |" for n, v in facts]
         out += ["", "</details>", ""]
     if d.collateral:
-        out += [f"<details><summary>{len(d.collateral)} collateral error line(s)</summary>", "", "```"]
-        out += [_md_code(f"{c.file}:{c.line} [{_rank(c.rank)}] {c.text[:160]}") for c in d.collateral[:20]]
-        out += ["```", "", "</details>", ""]
+        ranks = sorted({c.rank for c in d.collateral if c.rank is not None})
+        on = f" on rank{'s' if len(ranks) != 1 else ''} {', '.join(map(str, ranks[:8]))}{' …' if len(ranks) > 8 else ''}" if ranks else ""
+        out += [f"<details><summary>Collateral: {len(d.collateral)} error line(s){on}, consequences, not causes</summary>", ""]
+        out += _fenced([f"{c.file}:{c.line} [{_rank(c.rank)}] {c.text[:200]}" for c in d.collateral[:20]])
+        if len(d.collateral) > 20:
+            out += ["", f"… and {len(d.collateral) - 20} more"]
+        out += ["", "</details>", ""]
     alts = [c for c in d.candidates if c.entry_id != d.entry_id][:4]
     if alts:
-        out.append("Alternatives: " + ", ".join(f"`{c.entry_id}` ({c.score:.2f})" for c in alts))
-        out.append("")
-    link = f" · [open]({public_url.rstrip('/')}/d/{d.id})" if public_url else ""
-    out.append(f"<sub>diagnosis `{d.id}` · {d.composer} · kb {d.kb_version}{link}</sub>")
+        out += ["Alternatives: " + ", ".join(f"`{c.entry_id}` ({c.score:.2f})" for c in alts), ""]
+    if d.masked:
+        out += ["Masked before analysis: " + ", ".join(f"{k} {v}" for k, v in sorted(d.masked.items())), ""]
+    page = f"[Open the diagnosis]({link}) · " if link else ""
+    out.append(f"<sub>{page}diagnosis `{d.id}` · {d.composer} · kb {d.kb_version}</sub>")
     return "\n".join(out) + "\n"

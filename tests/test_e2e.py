@@ -62,7 +62,7 @@ def test_cli_diagnose_reads_gzip_from_stdin(cli_data_dir):
 
 
 def test_cli_text_and_markdown_name_the_cause(cli_data_dir):
-    for fmt, marker in (("text", "Root cause:"), ("markdown", "### crashdoc:")):
+    for fmt, marker in (("text", "Root cause:"), ("markdown", "<!-- crashdoc:comment key=")):
         r = run_cli("diagnose", str(EXAMPLES / "fusedadam-h100.log"), "--format", fmt, data_dir=str(cli_data_dir))
         out = r.stdout.decode()
         assert r.returncode == 0 and marker in out and FUSED in out

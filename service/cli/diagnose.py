@@ -39,7 +39,7 @@ def run(args: argparse.Namespace) -> int:
     if args.format == "json":
         sys.stdout.write(d.model_dump_json(indent=2) + "\n")
     elif args.format == "markdown":
-        sys.stdout.write(to_markdown(d, public_url=settings.public_url))
+        sys.stdout.write(to_markdown(d))
     else:
         sys.stdout.write(to_text(d, color=sys.stdout.isatty()))
     return 0
