@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import os
+import shutil
 import socket
 import subprocess
 import sys
+import tempfile
 import time
+import uuid
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -16,6 +20,10 @@ import pytest
 
 REPO = Path(__file__).resolve().parent.parent
 EXAMPLES = REPO / "examples"
+
+# A PostgreSQL server the tests may use (.ci/run starts one and sets it): each module gets a database of its own
+# there. Read before the CRASHDOC_* variables are cleared; it is not a crashdoc setting.
+POSTGRES_URL = os.environ.get("TEST_POSTGRES_URL", "").strip()
 
 # Hermetic: nothing reaches a hub, and no setting leaks in from the developer's shell.
 os.environ["HF_HUB_OFFLINE"] = "1"
@@ -97,3 +105,104 @@ def server(session_data_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> 
             proc.wait(timeout=15)
         except subprocess.TimeoutExpired:
             proc.kill()
+
+
+# ---------------------------------------------------------------- PostgreSQL
+
+
+def _postgres_binaries() -> tuple[str | None, str | None]:
+    """initdb and pg_ctl from PATH, else from the Debian package's versioned folder."""
+    initdb, pg_ctl = shutil.which("initdb"), shutil.which("pg_ctl")
+    if initdb and pg_ctl:
+        return initdb, pg_ctl
+    versions = sorted(Path("/usr/lib/postgresql").glob("*/bin"), key=lambda p: int(p.parent.name) if p.parent.name.isdigit() else 0)
+    for bin_dir in reversed(versions):
+        if (bin_dir / "initdb").exists() and (bin_dir / "pg_ctl").exists():
+            return str(bin_dir / "initdb"), str(bin_dir / "pg_ctl")
+    return None, None
+
+
+@contextmanager
+def _database_on(server_url: str) -> Iterator[str]:
+    """A fresh database on the server of ``server_url`` (its role may create databases), dropped afterwards."""
+    import psycopg
+
+    plain = server_url.replace("postgresql+psycopg://", "postgresql://", 1)
+    name = f"crashdoc_test_{uuid.uuid4().hex[:12]}"
+    with psycopg.connect(plain, autocommit=True, connect_timeout=10) as conn:
+        conn.execute(f'CREATE DATABASE "{name}"')
+    base, _, _ = server_url.rpartition("/")
+    try:
+        yield f"{base}/{name}"
+    finally:
+        with psycopg.connect(plain, autocommit=True, connect_timeout=10) as conn:
+            conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+@contextmanager
+def _throwaway_server() -> Iterator[str]:
+    """A PostgreSQL server of its own in a temporary folder, on a free loopback port; removed afterwards."""
+    initdb, pg_ctl = _postgres_binaries()
+    if not initdb or not pg_ctl:
+        pytest.skip("PostgreSQL's initdb and pg_ctl are not installed (and TEST_POSTGRES_URL is not set)")
+    as_postgres: list[str] = []
+    if os.geteuid() == 0:  # initdb refuses to run as root
+        if shutil.which("runuser") is None or subprocess.run(["id", "postgres"], capture_output=True).returncode:
+            pytest.skip("running as root without a 'postgres' user to run the server")
+        as_postgres = ["runuser", "-u", "postgres", "--"]
+    home = Path(tempfile.mkdtemp(prefix="crashdoc-pg-"))
+    home.chmod(0o777)
+    port = free_port()
+    try:
+        subprocess.run([*as_postgres, initdb, "-D", str(home / "data"), "-U", "crashdoc", "--auth=trust", "-E", "UTF8",
+                        "--no-sync"], check=True, capture_output=True, timeout=120)
+        subprocess.run([*as_postgres, pg_ctl, "-D", str(home / "data"), "-l", str(home / "server.log"), "-w", "-t", "60",
+                        "-o", f"-c listen_addresses=127.0.0.1 -p {port} -k {home} -c fsync=off -c max_connections=300",
+                        "start"], check=True, capture_output=True, timeout=120)
+        yield f"postgresql+psycopg://crashdoc@127.0.0.1:{port}/postgres"
+    finally:
+        subprocess.run([*as_postgres, pg_ctl, "-D", str(home / "data"), "-m", "immediate", "stop"], capture_output=True,
+                       timeout=60, check=False)
+        shutil.rmtree(home, ignore_errors=True)
+
+
+@pytest.fixture(scope="module")
+def pg_url() -> Iterator[str]:
+    """A PostgreSQL database for one test module: on TEST_POSTGRES_URL's server when set (CI), else on a throwaway
+    server of its own; skipped only where neither is possible, and never when TEST_POSTGRES_URL is set."""
+    try:
+        import psycopg  # noqa: F401
+    except ImportError:
+        if POSTGRES_URL:
+            pytest.fail("TEST_POSTGRES_URL is set but the psycopg driver is not installed")
+        pytest.skip("the psycopg driver is not installed")
+    if POSTGRES_URL:
+        with _database_on(POSTGRES_URL) as url:
+            yield url
+        return
+    with _throwaway_server() as url:
+        yield url
+
+
+_pg_skipped: list[str] = []
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    """Remember every skipped test that asked for PostgreSQL (a skip in setup is where pg_url skips)."""
+    if report.skipped and "pg_url" in getattr(report, "fixturenames", ()):
+        _pg_skipped.append(report.nodeid)
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Iterator[None]:
+    outcome = yield
+    report = outcome.get_result()  # type: ignore[attr-defined]
+    report.fixturenames = tuple(getattr(item, "fixturenames", ()))
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """With TEST_POSTGRES_URL set (CI), a skipped PostgreSQL test fails the run: none may be skipped there."""
+    if POSTGRES_URL and _pg_skipped:
+        print(f"\nTEST_POSTGRES_URL is set but {len(_pg_skipped)} PostgreSQL test(s) were skipped:", *_pg_skipped,
+              sep="\n  ", file=sys.stderr)
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED

@@ -1,17 +1,11 @@
 """The accounts on PostgreSQL: the migrations, the atomic counters (INSERT ... ON CONFLICT DO UPDATE ...
-WHERE), single-use codes and workspace isolation, on a real throwaway server on loopback. Skipped where
-PostgreSQL's binaries or the psycopg driver are not installed."""
+WHERE), single-use codes and workspace isolation, on a real server (conftest's pg_url: TEST_POSTGRES_URL's, or
+a throwaway one on loopback). Skipped where neither is possible, never in CI."""
 
 from __future__ import annotations
 
-import os
-import shutil
-import subprocess
-import tempfile
-from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 
 import httpx
 import pytest
@@ -19,37 +13,7 @@ import pytest
 from service.errors import BadRequest
 from service.store import Store
 from service.store.accounts import Accounts
-from tests.conftest import free_port
 from tests.test_accounts import OOM_LOG, TEXT, running_app
-
-pytest.importorskip("psycopg")
-INITDB, PG_CTL = shutil.which("initdb"), shutil.which("pg_ctl")
-
-
-@pytest.fixture(scope="module")
-def pg_url() -> Iterator[str]:
-    """A PostgreSQL server of its own in a temporary folder, on a free loopback port; removed afterwards."""
-    if not INITDB or not PG_CTL:
-        pytest.skip("PostgreSQL's initdb and pg_ctl are not installed")
-    as_postgres: list[str] = []
-    if os.geteuid() == 0:  # initdb refuses to run as root
-        if shutil.which("runuser") is None or subprocess.run(["id", "postgres"], capture_output=True).returncode:
-            pytest.skip("running as root without a 'postgres' user to run the server")
-        as_postgres = ["runuser", "-u", "postgres", "--"]
-    home = Path(tempfile.mkdtemp(prefix="crashdoc-pg-"))
-    home.chmod(0o777)
-    port = free_port()
-    try:
-        subprocess.run([*as_postgres, INITDB, "-D", str(home / "data"), "-U", "crashdoc", "--auth=trust", "-E", "UTF8",
-                        "--no-sync"], check=True, capture_output=True, timeout=120)
-        subprocess.run([*as_postgres, PG_CTL, "-D", str(home / "data"), "-l", str(home / "server.log"), "-w", "-t", "60",
-                        "-o", f"-c listen_addresses=127.0.0.1 -p {port} -k {home} -c fsync=off", "start"],
-                       check=True, capture_output=True, timeout=120)
-        yield f"postgresql+psycopg://crashdoc@127.0.0.1:{port}/postgres"
-    finally:
-        subprocess.run([*as_postgres, PG_CTL, "-D", str(home / "data"), "-m", "immediate", "stop"], capture_output=True,
-                       timeout=60, check=False)
-        shutil.rmtree(home, ignore_errors=True)
 
 
 @pytest.fixture(scope="module")
