@@ -1,4 +1,9 @@
-"""The knowledge base: one markdown file per catalogue failure, front matter validated strictly."""
+"""The knowledge base: one markdown file per failure, front matter validated strictly.
+
+kb/ is the catalogue of record: an entry's id is its file name (kebab-case, never renamed) and its category
+is one of ``CATEGORIES``. Every id of the original failure catalogue (``../shared/failure-catalog.yaml``)
+keeps its entry, its id and its category (tests/test_kb.py); new ids need no catalogue line.
+"""
 
 from __future__ import annotations
 
@@ -45,6 +50,17 @@ PHASES: tuple[Phase, ...] = (
     Phase("checkpoint", "Checkpoint", "saving, loading or resuming a checkpoint"),
     Phase("scale-up", "Scale-up and multi-node", "appears when the run goes to more GPUs or more nodes: transports, rendezvous, launchers"),
 )
+
+# The categories an entry may name (its ``category``): those of the failure catalogue, which kb/ extends.
+# A new category is a deliberate edit here, with its title in service/web/encyclopedia.py when it is not
+# the capitalised word.
+CATEGORIES: tuple[str, ...] = (
+    "memory", "data", "infra", "cuda", "hardware", "distributed", "deepspeed", "numerics", "autograd", "model",
+    "checkpoint", "environment", "inference",
+)
+# An id is kebab-case: lower-case words of letters and digits joined by single hyphens.
+ID_PATTERN = r"^[a-z0-9]+(?:-[a-z0-9]+)+$"
+
 
 @dataclass(frozen=True)
 class Library:
@@ -121,7 +137,7 @@ class Affected(_Strict):
 
 
 class FrontMatter(_Strict):
-    id: str = Field(pattern=r"^[a-z0-9][a-z0-9-]+$")
+    id: str = Field(pattern=ID_PATTERN)
     title: str = Field(min_length=5)
     category: str
     phase: str  # a key of PHASES
@@ -133,6 +149,13 @@ class FrontMatter(_Strict):
     related: list[str] = Field(default_factory=list)
     signals: Signals
     affected: Affected
+
+    @field_validator("category")
+    @classmethod
+    def _known_category(cls, v: str) -> str:
+        if v not in CATEGORIES:
+            raise ValueError(f"unknown category '{v}' (one of {', '.join(CATEGORIES)}: CATEGORIES in retrieval/kb.py)")
+        return v
 
     @field_validator("phase")
     @classmethod

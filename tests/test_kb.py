@@ -1,4 +1,4 @@
-"""The whole encyclopedia loads, is complete for the catalogue, and every entry is substantive."""
+"""The whole encyclopedia loads, keeps every catalogue id, and every entry is substantive."""
 
 from __future__ import annotations
 
@@ -9,12 +9,15 @@ from pathlib import Path
 import pytest
 
 from retrieval.errors import KBError
-from retrieval.kb import SECTIONS, load_catalog, load_kb, parse_entry, section_steps
+from retrieval.kb import CATEGORIES, SECTIONS, load_catalog, load_kb, parse_entry, section_steps
 from service.settings import Settings
 
 SETTINGS = Settings()
 KB = load_kb(SETTINGS.kb_dir)
 CATALOG = load_catalog(SETTINGS.resolved_catalog_path)
+# The ids kb/ added beyond the catalogue: a ledger, so that an id once used is never renamed or dropped.
+LEDGER_PATH = SETTINGS.kb_dir / "ids.txt"
+LEDGER = [ln.strip() for ln in LEDGER_PATH.read_text().splitlines() if ln.strip() and not ln.startswith("#")]
 MIN_WORDS = {"what": 40, "mechanism": 60, "observe": 40, "confirm": 40, "fix": 50, "prevention": 25, "verify": 20}
 
 
@@ -27,6 +30,44 @@ def test_entries_match_their_catalogue_category():
     for entry in KB.entries.values():
         if entry.id in CATALOG:
             assert entry.meta.category == CATALOG[entry.id]["category"], entry.id
+
+
+def test_the_known_categories_include_every_catalogue_category():
+    assert {f["category"] for f in CATALOG.values()} <= set(CATEGORIES)
+
+
+def test_no_id_is_renamed_or_dropped_and_every_new_id_is_in_the_ledger():
+    assert len(LEDGER) == len(set(LEDGER)), "kb/ids.txt lists an id twice"
+    assert not set(LEDGER) & set(CATALOG), "kb/ids.txt lists a catalogue id"
+    gone = [i for i in LEDGER if i not in KB.entries]
+    assert not gone, f"ids in kb/ids.txt without their entry (an id is never renamed or removed): {gone}"
+    unlisted = sorted(set(KB.entries) - set(CATALOG) - set(LEDGER))
+    assert not unlisted, f"new kb ids not in kb/ids.txt (add them at its end): {unlisted}"
+
+
+def test_a_new_id_and_category_are_validated(tmp_path: Path):
+    good = Path(KB.entries["cuda-oom"].path).read_text()
+    new = tmp_path / "cuda-oom-brand-new.md"
+    new.write_text(good.replace("id: cuda-oom\n", "id: cuda-oom-brand-new\n", 1))
+    assert parse_entry(new).meta.category == "memory"  # an id outside the catalogue is an entry like any other
+    new.write_text(good.replace("id: cuda-oom\n", "id: cuda-oom-brand-new\n", 1).replace("category: memory", "category: memroy", 1))
+    with pytest.raises(KBError, match="unknown category 'memroy'"):
+        parse_entry(new)
+    bad = tmp_path / "cuda--oom.md"
+    bad.write_text(good.replace("id: cuda-oom\n", "id: cuda--oom\n", 1))
+    with pytest.raises(KBError, match="id"):
+        parse_entry(bad)
+
+
+def test_every_entry_is_the_answer_of_at_least_two_eval_cases():
+    import yaml
+
+    labels: dict[str, int] = {}
+    for case_yaml in (Path(__file__).resolve().parent.parent / "evals" / "cases").glob("*/case.yaml"):
+        label = yaml.safe_load(case_yaml.read_text())["label"]
+        labels[label] = labels.get(label, 0) + 1
+    short = {eid: labels.get(eid, 0) for eid in KB.entries if labels.get(eid, 0) < 2}
+    assert not short, f"entries with fewer than 2 eval cases in evals/cases: {short}"
 
 
 @pytest.mark.parametrize("entry_id", sorted(KB.entries))
@@ -42,7 +83,7 @@ def test_entry_sections_are_substantive(entry_id):
 @pytest.mark.parametrize("entry_id", sorted(KB.entries))
 def test_entry_names_look_alikes_that_exist(entry_id):
     confirm = KB.entries[entry_id].section("confirm")
-    named = set(re.findall(r"`([a-z0-9]+(?:-[a-z0-9]+)+)`", confirm)) & set(CATALOG)
+    named = set(re.findall(r"`([a-z0-9]+(?:-[a-z0-9]+)+)`", confirm)) & (set(KB.entries) - {entry_id})
     assert named, f"{entry_id}: 'How to confirm' names no look-alike entry by id"
 
 

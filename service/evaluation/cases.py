@@ -58,6 +58,6 @@ def load_cases(cases_dir: Path, catalog_ids: set[str] | None = None) -> list[Loa
         if catalog_ids is not None:
             unknown = case.acceptable - catalog_ids
             if unknown:
-                raise InputError(f"{case_yaml}: ids not in the catalogue or kb: {sorted(unknown)}")
+                raise InputError(f"{case_yaml}: ids that are not kb entries: {sorted(unknown)}")
         out.append(LoadedCase(id=case_yaml.parent.name, case=case, folder=str(case_yaml.parent), split=cases_dir.name))
     return out

@@ -1,9 +1,10 @@
 """Signature rules: a failure's distinctive message, the facts that raise or lower it, the entry it proposes.
 
-One explicit registry (``RULES``), assembled below in priority order from one module per catalogue
-category. A rule fires when a line matches one of its ``match`` patterns and, where ``needs`` is set,
-the log also contains one of those patterns anywhere; ``unless`` patterns anywhere in the log stop it.
-``boosts`` raise (or, negative, lower) its strength when a fact or a co-occurring line says so.
+One explicit registry (``RULES``), assembled below in priority order from one module per category (and,
+for the entries added since, one per domain). A rule fires when a line matches one of its ``match``
+patterns and, where ``needs`` is set, the log also contains one of those patterns anywhere; ``unless``
+patterns anywhere in the log stop it. ``boosts`` raise (or, negative, lower) its strength when a fact or a
+co-occurring line says so.
 
 Strengths say how specific the message is: 0.9 and above, a message only this failure prints; 0.7-0.85,
 a specific message with a known look-alike; 0.5-0.7, a generic error that many causes share; below 0.5,
