@@ -15,95 +15,17 @@ import base64
 import json
 import random
 import subprocess
-import sys
 import tempfile
-import textwrap
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
 
-import yaml
 
-CASES_DIR = Path(__file__).resolve().parents[1] / "cases"
-
-
-@dataclass
-class Case:
-    case_id: str
-    label: str
-    difficulty: str
-    description: str
-    initiating_rank: int | list[int] | None  # a list when several ranks fail at once on the same bug
-    facts: dict[str, str]
-    must_mention: list[str]
-    files: dict[str, str]
-    also: list[str] = field(default_factory=list)
-    secrets: list[str] = field(default_factory=list)
-
-    def write(self) -> None:
-        out = CASES_DIR / self.case_id
-        out.mkdir(parents=True, exist_ok=True)
-        meta = {
-            "schema_version": 1,
-            "label": self.label,
-            "also": self.also,
-            "difficulty": self.difficulty,
-            "description": self.description,
-            "initiating_rank": self.initiating_rank,
-            "facts": self.facts,
-            "must_mention": self.must_mention,
-            "secrets": self.secrets,
-        }
-        (out / "case.yaml").write_text(yaml.safe_dump(meta, sort_keys=False, allow_unicode=True, width=110))
-        for name, text in self.files.items():
-            path = out / name
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(text if text.endswith("\n") else text + "\n")
-
-
-# --------------------------------------------------------------------------------------------------
-# small utilities
-
-
-def block(text: str) -> str:
-    """Dedent a triple-quoted block and drop its first newline."""
-    return textwrap.dedent(text).lstrip("\n")
-
-
-def prefix(lines: str, pre: str) -> str:
-    """Prefix every line (as torchrun --tee, srun -l or torch>=2.3 [rankN]: do)."""
-    return "\n".join(pre + ln for ln in lines.rstrip("\n").split("\n")) + "\n"
+from common import Case, Clock, block, parser, prefix, write_all  # noqa: E402
 
 
 def hexaddr(rng: random.Random, base: int = 0x7F00_0000_0000) -> str:
     return hex(base + rng.randrange(0x10_0000_0000, 0xFF_FFFF_FFFF) & ~0xF | rng.randrange(16))
-
-
-class Clock:
-    """A monotonically advancing wall clock for one log."""
-
-    def __init__(self, start: datetime, rng: random.Random):
-        self.t = start
-        self.rng = rng
-
-    def tick(self, lo: float = 0.001, hi: float = 0.05) -> datetime:
-        self.t += timedelta(seconds=self.rng.uniform(lo, hi))
-        return self.t
-
-    def ds(self, lo: float = 0.001, hi: float = 0.05) -> str:
-        """DeepSpeed / python logging style: 2024-03-14 09:12:01,233"""
-        t = self.tick(lo, hi)
-        return t.strftime("%Y-%m-%d %H:%M:%S,") + f"{t.microsecond // 1000:03d}"
-
-    def glog(self, level: str = "I", lo: float = 0.001, hi: float = 0.05, nanos: bool = False) -> str:
-        """c10 / glog style: I1130 14:02:11.482913 (torch>=2.4 prints nanoseconds)"""
-        t = self.tick(lo, hi)
-        frac = f"{t.microsecond:06d}" + (f"{self.rng.randrange(1000):03d}" if nanos else "")
-        return f"{level}{t.strftime('%m%d %H:%M:%S')}.{frac}"
-
-    def hf(self, lo: float = 0.001, hi: float = 0.05) -> str:
-        """transformers logging: 11/30/2024 14:02:11"""
-        return self.tick(lo, hi).strftime("%m/%d/%Y %H:%M:%S")
 
 
 # --------------------------------------------------------------------------------------------------
@@ -3526,14 +3448,12 @@ SYNTHETIC = [
 ]
 
 
-def main(argv: list[str]) -> None:
-    cases = [make() for make in SYNTHETIC] + real_cases(run="--real" in argv)
-    ids = [c.case_id for c in cases]
-    assert len(ids) == len(set(ids)), "duplicate case ids"
-    for c in cases:
-        c.write()
-    print(f"wrote {len(cases)} cases to {CASES_DIR}")
+def main() -> None:
+    ap = parser(__doc__)
+    ap.add_argument("--real", action="store_true", help="also rerun the two real CPU captures (needs the venv's torch)")
+    args = ap.parse_args()
+    write_all(args.out, [make() for make in SYNTHETIC] + real_cases(run=args.real))
 
 
 if __name__ == "__main__":
-    main(sys.argv[1:])
+    main()

@@ -15,37 +15,14 @@ Run: python evals/generators/deepspeed.py [--out evals/cases]
 
 from __future__ import annotations
 
-import argparse
 import datetime as dt
 import json
 import random
 import re
 import string
 import zlib
-from dataclasses import dataclass, field
-from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-DEFAULT_OUT = HERE.parent / "cases"
-
-
-# --------------------------------------------------------------------------------------------------
-# small utilities
-# --------------------------------------------------------------------------------------------------
-
-
-@dataclass
-class Case:
-    case_id: str
-    label: str
-    difficulty: str
-    description: str
-    files: dict[str, str]
-    facts: dict[str, str]
-    must_mention: list[str]
-    initiating_rank: int | None = None
-    also: list[str] = field(default_factory=list)
-    secrets: list[str] = field(default_factory=list)
+from common import Case, parser, write_case  # noqa: E402
 
 
 class Clock:
@@ -549,35 +526,11 @@ def monotonic_timestamps(text: str, seed: int) -> str:
     return "\n".join(out)
 
 
-def write_case(out: Path, c: Case) -> None:
-    d = out / c.case_id
-    d.mkdir(parents=True, exist_ok=True)
-    for name, text in c.files.items():
-        p = d / name
-        p.parent.mkdir(parents=True, exist_ok=True)
-        text = monotonic_timestamps(text, zlib.crc32((c.case_id + name).encode())) if name != "session.txt" else text
-        p.write_text(text if text.endswith("\n") else text + "\n")
-
-    def q(s: str) -> str:
-        return json.dumps(s, ensure_ascii=False)
-
-    lines = [
-        "schema_version: 1",
-        f"label: {c.label}",
-        "also: [" + ", ".join(c.also) + "]",
-        f"difficulty: {c.difficulty}",
-        f"description: {q(c.description)}",
-        f"initiating_rank: {'null' if c.initiating_rank is None else c.initiating_rank}",
-        "facts:",
-    ]
-    lines += [f"  {k}: {q(str(v))}" for k, v in c.facts.items()]
-    lines.append("must_mention: [" + ", ".join(q(m) for m in c.must_mention) + "]")
-    if c.secrets:
-        lines.append("secrets:")
-        lines += [f"  - {q(s)}" for s in c.secrets]
-    else:
-        lines.append("secrets: []")
-    (d / "case.yaml").write_text("\n".join(lines) + "\n")
+def with_ordered_timestamps(c: Case) -> Case:
+    """The case with each log's logging timestamps made monotonic (a shell session is left as typed)."""
+    c.files = {name: text if name == "session.txt" else monotonic_timestamps(text, zlib.crc32((c.case_id + name).encode()))
+               for name, text in c.files.items()}
+    return c
 
 
 # ==================================================================================================
@@ -2983,11 +2936,9 @@ CASES = [
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--out", type=Path, default=DEFAULT_OUT)
-    args = ap.parse_args()
+    args = parser(__doc__.splitlines()[0]).parse_args()
     for make in CASES:
-        c = make()
+        c = with_ordered_timestamps(make())
         write_case(args.out, c)
         print(f"{c.case_id}: {', '.join(c.files)}")
 

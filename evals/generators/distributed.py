@@ -19,7 +19,6 @@ Usage:  python evals/generators/distributed.py [--capture] [--only CASE_ID]
 """
 from __future__ import annotations
 
-import argparse
 import hashlib
 import os
 import random
@@ -32,10 +31,8 @@ import textwrap
 from datetime import datetime, timedelta
 from pathlib import Path
 
-import yaml
 
-ROOT = Path(__file__).resolve().parents[2]
-CASES = ROOT / "evals" / "cases"
+from common import CASES_DIR, REPO, Case, parser, write_all  # noqa: E402
 
 
 # --------------------------------------------------------------------------------------------------
@@ -428,35 +425,9 @@ def elastic_summary(script: str, failures: list[dict], root: dict) -> list[str]:
 # writing cases
 # --------------------------------------------------------------------------------------------------
 
-CASE_KEYS = ["schema_version", "label", "also", "difficulty", "description", "initiating_rank", "facts",
-             "must_mention", "secrets"]
-
-
-def write_case(case_id: str, files: dict[str, str] | None, meta: dict, keep_logs: bool = False):
-    d = CASES / case_id
-    d.mkdir(parents=True, exist_ok=True)
-    if files is not None and not keep_logs:
-        for old in d.iterdir():
-            if old.name != "case.yaml":
-                if old.is_dir():
-                    shutil.rmtree(old)
-                else:
-                    old.unlink()
-        for name, content in files.items():
-            p = d / name
-            p.parent.mkdir(parents=True, exist_ok=True)
-            p.write_text(content.rstrip("\n") + "\n", encoding="utf-8")
-    meta = dict(meta)
-    meta.setdefault("schema_version", 1)
-    meta.setdefault("also", [])
-    meta.setdefault("secrets", [])
-    meta.setdefault("initiating_rank", None)
-    meta["facts"] = {k: str(v) for k, v in meta.get("facts", {}).items()}
-    ordered = {k: meta[k] for k in CASE_KEYS}
-    extra = set(meta) - set(CASE_KEYS)
-    assert not extra, (case_id, extra)
-    (d / "case.yaml").write_text(yaml.safe_dump(ordered, sort_keys=False, allow_unicode=True, width=110),
-                                 encoding="utf-8")
+def make_case(case_id: str, files: dict[str, str], meta: dict) -> Case:
+    """A case whose log files end with exactly one newline."""
+    return Case.from_meta(case_id, meta, {name: text.rstrip("\n") for name, text in files.items()})
 
 
 def J(lines) -> str:
@@ -3176,7 +3147,7 @@ def sanitize_capture(text: str) -> str:
     # torch's logger prints paths relative to the torch package; with the symlinked environment used for the
     # capture it printed the resolved absolute path instead
     text = re.sub(r"(\d{6} \d+ )/\S+?/site-packages/(torch/)", r"\1\2", text)
-    text = text.replace(str(ROOT / ".venv"), "/opt/envs/train")
+    text = text.replace(str(REPO / ".venv"), "/opt/envs/train")
     return text
 
 
@@ -3227,18 +3198,18 @@ def capture_cpu_case(spec: dict) -> str:
     return sanitize_capture("$ " + spec["cmd"] + "\n" + out)
 
 
-def write_cpu_case(spec: dict, log_text: str | None):
-    d = CASES / spec["case"]
+def cpu_case(spec: dict, log_text: str | None) -> Case | None:
+    """A real CPU run's case: its fresh capture, or the log captured earlier (None when there is none)."""
     if log_text is None:
-        p = d / spec["log"]
+        p = CASES_DIR / spec["case"] / spec["log"]
         if not p.exists():
             print(f"  ! {spec['case']}: no captured log, run with --capture", file=sys.stderr)
-            return
+            return None
         log_text = p.read_text()
     meta = dict(spec["meta"])
     if "initiating_rank" not in meta:
         meta["initiating_rank"] = first_failing_rank(log_text)
-    write_case(spec["case"], {spec["log"]: log_text}, meta)
+    return make_case(spec["case"], {spec["log"]: log_text}, meta)
 
 
 # ==================================================================================================
@@ -3262,23 +3233,21 @@ SYNTHETIC = [
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = parser(__doc__)
     ap.add_argument("--capture", action="store_true", help="re-run the CPU programs (needs torch) and rewrite their logs")
     ap.add_argument("--only", help="generate only this case id")
     args = ap.parse_args()
-    n = 0
+    cases: list[Case] = []
     for fn in SYNTHETIC:
         cid, files, meta = fn()
-        if args.only and cid != args.only:
-            continue
-        write_case(cid, files, meta)
-        n += 1
+        if not args.only or cid == args.only:
+            cases.append(make_case(cid, files, meta))
     for spec in CPU_CASES:
-        if args.only and spec["case"] != args.only:
-            continue
-        write_cpu_case(spec, capture_cpu_case(spec) if args.capture else None)
-        n += 1
-    print(f"wrote {n} cases under {CASES}")
+        if not args.only or spec["case"] == args.only:
+            made = cpu_case(spec, capture_cpu_case(spec) if args.capture else None)
+            if made is not None:
+                cases.append(made)
+    write_all(args.out, cases)
 
 
 if __name__ == "__main__":

@@ -24,48 +24,14 @@ from __future__ import annotations
 
 import random
 import string
-import textwrap
 from datetime import datetime, timedelta
-from pathlib import Path
-
-import yaml
-
-ROOT = Path(__file__).resolve().parents[1] / "cases"
-CASES = []
 
 
-def case(fn):
-    CASES.append(fn)
-    return fn
+from common import Collector, dedent, parser  # noqa: E402
 
-
-def write_case(case_id: str, meta: dict, files: dict[str, str]) -> None:
-    d = ROOT / case_id
-    d.mkdir(parents=True, exist_ok=True)
-    for name, text in files.items():
-        if not text.endswith("\n"):
-            text += "\n"
-        p = d / name
-        p.parent.mkdir(parents=True, exist_ok=True)
-        p.write_text(text, encoding="utf-8")
-    ordered = {
-        "schema_version": 1,
-        "label": meta["label"],
-        "also": meta.get("also", []),
-        "difficulty": meta["difficulty"],
-        "description": meta["description"],
-        "initiating_rank": meta.get("initiating_rank"),
-        "facts": {k: str(v) for k, v in meta.get("facts", {}).items()},
-        "must_mention": meta["must_mention"],
-        "secrets": meta.get("secrets", []),
-    }
-    (d / "case.yaml").write_text(
-        yaml.safe_dump(ordered, sort_keys=False, allow_unicode=True, width=120), encoding="utf-8"
-    )
-
-
-def dedent(s: str) -> str:
-    return textwrap.dedent(s).strip("\n")
+_cases = Collector()
+case = _cases.case
+write_case = _cases.add
 
 
 def J(lines) -> str:
@@ -3091,9 +3057,7 @@ def p2p_vm_deepspeed_hang_03():
 # ---------------------------------------------------------------- main
 
 def main() -> None:
-    for fn in CASES:
-        fn()
-    print(f"wrote {len(CASES)} cases under {ROOT}")
+    _cases.run(parser(__doc__).parse_args().out)
 
 
 if __name__ == "__main__":

@@ -17,65 +17,16 @@ printed.
 
 from __future__ import annotations
 
-import argparse
 import os
 import random
 import shutil
 import subprocess
-import sys
-import textwrap
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
 
-import yaml
 
-CASES_DIR = Path(__file__).resolve().parents[1] / "cases"
-
-
-# --------------------------------------------------------------------------------------------------
-# case container
-# --------------------------------------------------------------------------------------------------
-
-
-@dataclass
-class Case:
-    case_id: str
-    label: str
-    difficulty: str
-    description: str
-    initiating_rank: int | None
-    facts: dict[str, str]
-    must_mention: list[str]
-    files: dict[str, str] = field(default_factory=dict)  # empty for real captures (written by --real)
-    also: list[str] = field(default_factory=list)
-    secrets: list[str] = field(default_factory=list)
-
-    def write(self) -> None:
-        out = CASES_DIR / self.case_id
-        out.mkdir(parents=True, exist_ok=True)
-        meta = {
-            "schema_version": 1,
-            "label": self.label,
-            "also": self.also,
-            "difficulty": self.difficulty,
-            "description": self.description,
-            "initiating_rank": self.initiating_rank,
-            "facts": {k: str(v) for k, v in self.facts.items()},
-            "must_mention": self.must_mention,
-            "secrets": self.secrets,
-        }
-        (out / "case.yaml").write_text(yaml.safe_dump(meta, sort_keys=False, allow_unicode=True, width=110))
-        for name, text in self.files.items():
-            p = out / name
-            p.parent.mkdir(parents=True, exist_ok=True)
-            if not text.endswith("\n"):
-                text += "\n"
-            p.write_text(text)
-
-
-def dedent(s: str) -> str:
-    return textwrap.dedent(s).strip("\n")
+from common import Case, dedent, parser, write_case  # noqa: E402
 
 
 def prefix(lines: str | list[str], pfx: str) -> str:
@@ -837,7 +788,7 @@ def case_cuda_oom_03() -> Case:
     host = "ip-172-31-20-14.us-west-2.compute.internal"
     agent = 139872201045824
     t0 = dt("2024-07-30 13:52:40") + timedelta(microseconds=367211)
-    L = [f"(.venv) ubuntu@ip-172-31-20-14:~/lora-ft$ torchrun --nproc_per_node 4 train_lora.py --config configs/llama3_8b_lora.yaml"]
+    L = ["(.venv) ubuntu@ip-172-31-20-14:~/lora-ft$ torchrun --nproc_per_node 4 train_lora.py --config configs/llama3_8b_lora.yaml"]
     L += torchrun_banner("2.3", "glog", t0, agent)
     L.append("[rank0] config: model=meta-llama/Meta-Llama-3-8B lora_r=16 lora_alpha=32 targets=q_proj,k_proj,v_proj,o_proj "
              "seq_len=2048 per_device_train_batch_size=2 per_device_eval_batch_size=8 grad_accum=8 bf16=True "
@@ -846,7 +797,7 @@ def case_cuda_oom_03() -> Case:
     for r in rng.sample(range(4), 4):
         L.append(f"Loading checkpoint shards: 100%|██████████| 4/4 [00:{rng.randint(9, 14):02d}<00:00,  {rng.uniform(2.3, 3.5):.2f}s/it]")
     for r in range(4):
-        L.append(f"trainable params: 13,631,488 || all params: 8,043,892,736 || trainable%: 0.1695")
+        L.append("trainable params: 13,631,488 || all params: 8,043,892,736 || trainable%: 0.1695")
     L.append("Map: 100%|██████████| 61407/61407 [00:41<00:00, 1497.22 examples/s]")
     L.append("Map: 100%|██████████| 2000/2000 [00:01<00:00, 1512.86 examples/s]")
     L.append("[rank0] train 61407 examples, eval 2000 examples (sequences up to 2048 tokens, dynamic padding)")
@@ -2476,10 +2427,10 @@ def case_collate_03() -> Case:
           f"{site}/transformers/training_args.py:1568: FutureWarning: `evaluation_strategy` is deprecated and will "
           "be removed in version 4.46 of 🤗 Transformers. Use `eval_strategy` instead",
           "  warnings.warn(",
-          f"/workspace/summarize/train_t5.py:118: FutureWarning: `tokenizer` is deprecated and will be removed in "
+          "/workspace/summarize/train_t5.py:118: FutureWarning: `tokenizer` is deprecated and will be removed in "
           "version 5.0.0 for `Seq2SeqTrainer.__init__`. Use `processing_class` instead.",
           "  trainer = Seq2SeqTrainer(",
-          f"/workspace/summarize/train_t5.py:118: FutureWarning: `tokenizer` is deprecated and will be removed in "
+          "/workspace/summarize/train_t5.py:118: FutureWarning: `tokenizer` is deprecated and will be removed in "
           "version 5.0.0 for `Seq2SeqTrainer.__init__`. Use `processing_class` instead.",
           "  trainer = Seq2SeqTrainer(",
           "  0%|          | 0/8556 [00:00<?, ?it/s]"]
@@ -2875,14 +2826,14 @@ SYNTHETIC = [
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = parser(__doc__)
     ap.add_argument("--real", action="store_true", help="rerun the real CPU programs and store their output")
     ap.add_argument("--venv", default=str(Path(__file__).resolve().parents[2] / ".venv"),
                     help="venv with torch; linked as /opt/venv so tracebacks show a neutral path")
     ap.add_argument("--workspace", default="/workspace", help="where the real programs are written and run")
     args = ap.parse_args()
     for fn in SYNTHETIC:
-        fn().write()
+        write_case(args.out, fn())
     if args.real:
         link = Path("/opt/venv")
         if not link.exists():
@@ -2890,8 +2841,8 @@ def main() -> None:
     for r in real_cases():
         if args.real:
             r.case.files = {r.log_name: capture(r, Path(args.workspace))}
-        r.case.write()
-    print(f"wrote {len(SYNTHETIC) + len(real_cases())} cases under {CASES_DIR}")
+        write_case(args.out, r.case)
+    print(f"wrote {len(SYNTHETIC) + len(real_cases())} cases under {args.out}")
 
 
 if __name__ == "__main__":

@@ -15,7 +15,6 @@ Output: evals/cases/<case-id>/{case.yaml, *.log}
 
 from __future__ import annotations
 
-import argparse
 import base64
 import json
 import os
@@ -28,10 +27,9 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from pathlib import Path
 
-import yaml
 
-REPO = Path(__file__).resolve().parents[2]
-CASES = REPO / "evals" / "cases"
+from common import REPO, Case, parser, write_case  # noqa: E402
+
 VENV_PY = REPO / ".venv" / "bin" / "python"
 VENV_TORCHRUN = REPO / ".venv" / "bin" / "torchrun"
 
@@ -40,57 +38,10 @@ VENV_TORCHRUN = REPO / ".venv" / "bin" / "torchrun"
 # case plumbing
 
 
-@dataclass
-class Case:
-    case_id: str
-    label: str
-    difficulty: str
-    description: str
-    files: dict[str, str]
-    facts: dict[str, str]
-    must_mention: list[str]
-    initiating_rank: int | list[int] | None = None  # a list when several ranks fail at once on the same bug
-    also: list[str] = field(default_factory=list)
-    secrets: list[str] = field(default_factory=list)
-
-
-def write_case(case: Case) -> None:
-    folder = CASES / case.case_id
-    if folder.exists():
-        shutil.rmtree(folder)
-    folder.mkdir(parents=True)
-    for name, text in case.files.items():
-        path = folder / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        if not text.endswith("\n"):
-            text += "\n"
-        path.write_text(text, encoding="utf-8")
-    meta = {
-        "schema_version": 1,
-        "label": case.label,
-        "also": case.also,
-        "difficulty": case.difficulty,
-        "description": case.description,
-        "initiating_rank": case.initiating_rank,
-        "facts": {k: str(v) for k, v in case.facts.items()},
-        "must_mention": case.must_mention,
-        "secrets": case.secrets,
-    }
-    q = lambda v: json.dumps(v, ensure_ascii=False)  # a JSON string is a valid YAML double-quoted scalar
-    lines = [f"schema_version: {meta['schema_version']}", f"label: {meta['label']}",
-             f"also: [{', '.join(meta['also'])}]", f"difficulty: {meta['difficulty']}",
-             f"description: {q(meta['description'])}",
-             f"initiating_rank: {'null' if case.initiating_rank is None else json.dumps(case.initiating_rank)}",
-             "facts:"]
-    lines += [f"  {k}: {q(v)}" for k, v in meta["facts"].items()]
-    lines += [f"must_mention: [{', '.join(q(m) for m in meta['must_mention'])}]",
-              f"secrets: [{', '.join(q(x) for x in meta['secrets'])}]"]
-    body = "\n".join(lines) + "\n"
-    assert yaml.safe_load(body) == {**meta, "initiating_rank": case.initiating_rank}, case.case_id
-    (folder / "case.yaml").write_text(body, encoding="utf-8")
-    all_text = "".join(case.files.values())
-    for secret in case.secrets:
-        assert secret in all_text, f"{case.case_id}: secret {secret!r} not planted"
+def new_case(case_id: str, label: str, difficulty: str, description: str, files: dict[str, str],
+             facts: dict[str, str], must_mention: list[str], **more) -> Case:
+    """A case in this file's argument order (its files before its facts)."""
+    return Case(case_id, label, difficulty, description, facts=facts, must_mention=must_mention, files=files, **more)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -705,7 +656,7 @@ def real(case: Case, command: str, script_name: str, source: str, log_name: str,
 
 
 real(
-    Case("dtype-mismatch-int32-labels-cpu-04", "dtype-mismatch", "easy",
+    new_case("dtype-mismatch-int32-labels-cpu-04", "dtype-mismatch", "easy",
          "CPU tabular classifier; labels loaded from NumPy as int32 reach cross_entropy, which wants int64",
          {}, {"torch_version": "2.13.0", "launcher": "python", "python_version": "3.11.7"},
          ["long"]),
@@ -747,7 +698,7 @@ real(
     argv=[])
 
 real(
-    Case("autograd-inplace-modified-tanh-slice-cpu-01", "autograd-inplace-modified", "easy",
+    new_case("autograd-inplace-modified-tanh-slice-cpu-01", "autograd-inplace-modified", "easy",
          "CPU MLP zeroes masked features by slice assignment on a tanh output that tanh saved for backward",
          {}, {"torch_version": "2.13.0", "launcher": "python"}, ["tanh"]),
     "python", "train_masked_mlp.py", '''
@@ -785,7 +736,7 @@ real(
     ''', "run.log", "/opt/ablation", "/usr/local/lib/python3.11/site-packages", env_report=True)
 
 real(
-    Case("autograd-inplace-modified-queue-torchrun-cpu-03", "autograd-inplace-modified", "medium",
+    new_case("autograd-inplace-modified-queue-torchrun-cpu-03", "autograd-inplace-modified", "medium",
          "2-rank gloo torchrun MoCo-style contrastive training: the negatives queue is used in the loss and then "
          "overwritten in place in the same forward; both ranks fail in backward, torchrun summary at the end",
          {}, {"torch_version": "2.13.0", "launcher": "torchrun", "world_size": "2"}, ["queue"],
@@ -844,7 +795,7 @@ real(
     ''', "train.log", "/data/ssl/moco-lite", "/opt/conda/lib/python3.11/site-packages", env_report=True)
 
 real(
-    Case("autograd-backward-twice-lstm-hidden-cpu-01", "autograd-backward-twice", "easy",
+    new_case("autograd-backward-twice-lstm-hidden-cpu-01", "autograd-backward-twice", "easy",
          "CPU character-level LSTM LM carries its hidden state across batches without detach; the second "
          "iteration backpropagates into the freed graph of the first",
          {}, {"torch_version": "2.13.0", "launcher": "python"}, ["detach", "hidden"]),
@@ -885,7 +836,7 @@ real(
     ''', "train.log", "/srv/lstm-lab", "/usr/lib/python3/dist-packages", env_report=True)
 
 real(
-    Case("autograd-backward-twice-gan-torchrun-cpu-02", "autograd-backward-twice", "medium",
+    new_case("autograd-backward-twice-gan-torchrun-cpu-02", "autograd-backward-twice", "medium",
          "2-rank gloo torchrun GAN: the discriminator loss uses the generator output without detach, so "
          "d_loss.backward() frees G's graph and g_loss.backward() fails; torchrun summary at the end",
          {}, {"torch_version": "2.13.0", "launcher": "torchrun", "world_size": "2"}, ["detach"],
@@ -928,7 +879,7 @@ real(
     ''', "train.log", "/workspace/gan", "/opt/conda/lib/python3.11/site-packages", env_report=True)
 
 real(
-    Case("autograd-no-grad-fn-frozen-head-cpu-01", "autograd-no-grad-fn", "easy",
+    new_case("autograd-no-grad-fn-frozen-head-cpu-01", "autograd-no-grad-fn", "easy",
          "CPU transfer learning: the freeze loop runs after the new classifier head is attached, so no "
          "parameter requires grad and backward has nothing to differentiate",
          {}, {"torch_version": "2.13.0", "launcher": "python"}, ["requires_grad"]),
@@ -967,7 +918,7 @@ real(
     ''', "finetune.log", "/workspace/flowers", "/usr/local/lib/python3.11/site-packages", env_report=True)
 
 real(
-    Case("autograd-no-grad-fn-reentrant-ckpt-cpu-02", "autograd-no-grad-fn", "medium",
+    new_case("autograd-no-grad-fn-reentrant-ckpt-cpu-02", "autograd-no-grad-fn", "medium",
          "CPU LoRA-style fine-tune with frozen embeddings and reentrant activation checkpointing: no input of "
          "the checkpointed blocks requires grad, torch warns, and the loss comes out without a grad_fn",
          {}, {"torch_version": "2.13.0", "launcher": "python"}, ["use_reentrant", "requires_grad"]),
@@ -1028,7 +979,7 @@ real(
     ''', "train.log", "/workspace/lora-tiny", "/opt/conda/lib/python3.11/site-packages", env_report=True)
 
 real(
-    Case("shape-mismatch-flatten-resolution-cpu-01", "shape-mismatch", "easy",
+    new_case("shape-mismatch-flatten-resolution-cpu-01", "shape-mismatch", "easy",
          "CPU CNN whose classifier was sized for 32x32 inputs is fed 64x64 crops; the flattened feature size "
          "no longer matches the Linear layer",
          {}, {"launcher": "python", "torch_version": "2.13.0"}, ["4096", "1024"]),
@@ -1061,7 +1012,7 @@ real(
     ''', "train.log", "/srv/experiments/cnn64", "/opt/venv/lib/python3.11/site-packages", env_report=True)
 
 real(
-    Case("shape-mismatch-shard-features-torchrun-cpu-02", "shape-mismatch", "medium",
+    new_case("shape-mismatch-shard-features-torchrun-cpu-02", "shape-mismatch", "medium",
          "4-rank gloo torchrun: rank 2 reads a data shard written with 130 features instead of 128 and fails "
          "in the first Linear; ranks 1 and 3 then report gloo 'Connection closed by peer'",
          {}, {"torch_version": "2.13.0", "launcher": "torchrun", "world_size": "4"}, ["130", "feature"],
@@ -1090,7 +1041,7 @@ real(
     ''', "train.log", "/mnt/jobs/tabular-ddp", "/opt/conda/lib/python3.11/site-packages", env_report=True)
 
 real(
-    Case("checkpoint-key-mismatch-ddp-prefix-cpu-01", "checkpoint-key-mismatch", "easy",
+    new_case("checkpoint-key-mismatch-ddp-prefix-cpu-01", "checkpoint-key-mismatch", "easy",
          "Evaluation script loads a checkpoint saved from a DDP-wrapped model into a bare model: every key "
          "carries a 'module.' prefix",
          {}, {"torch_version": "2.13.0", "launcher": "python"}, ["module."],
@@ -1125,7 +1076,7 @@ real(
     ''', argv=["checkpoints/epoch_19.pt"], env_report=True)
 
 real(
-    Case("checkpoint-weights-only-namespace-cpu-01", "checkpoint-weights-only", "easy",
+    new_case("checkpoint-weights-only-namespace-cpu-01", "checkpoint-weights-only", "easy",
          "Resume under a recent torch (weights_only=True by default) of a checkpoint that pickles the "
          "argparse.Namespace of the training arguments",
          {}, {"torch_version": "2.13.0", "launcher": "python"}, ["weights_only", "Namespace"]),
@@ -1160,7 +1111,7 @@ real(
     ''', argv=["--resume", "runs/exp12/checkpoint_0011.pt"], env_report=True)
 
 real(
-    Case("checkpoint-corrupt-lfs-pointer-cpu-02", "checkpoint-corrupt", "hard",
+    new_case("checkpoint-corrupt-lfs-pointer-cpu-02", "checkpoint-corrupt", "hard",
          "Model file in a git clone made without git-lfs is a 134-byte LFS pointer; under the weights_only "
          "default torch reports 'Weights only load failed ... Unsupported operand 118' (the 'v' of 'version')",
          {}, {"torch_version": "2.13.0", "launcher": "python"}, ["LFS"]),
@@ -1321,7 +1272,7 @@ def fp8_unsupported_te_a100_python() -> Case:
         (f"{site}/transformer_engine/pytorch/fp8.py", 384, "fp8_autocast_enter", "assert fp8_available, reason_for_no_fp8"),
     ]
     lines += traceback(frames, "AssertionError: Device compute capability 8.9 or higher required for FP8 execution.")
-    return Case(
+    return new_case(
         "fp8-unsupported-gpu-te-a100-python-01", "fp8-unsupported-gpu", "easy",
         "Single A100-40GB GPT pretraining with Transformer Engine --fp8; fp8_autocast asserts at the first step",
         {"train.log": "\n".join(lines)},
@@ -1421,7 +1372,7 @@ def fp8_unsupported_accelerate_a10g() -> Case:
     ], "torch.distributed.elastic.multiprocessing.errors.ChildFailedError: ")
     end = fail.index("============================================================")
     lines += fail[:cut] + acc + fail[end:]
-    return Case(
+    return new_case(
         "fp8-unsupported-gpu-accelerate-a10g-02", "fp8-unsupported-gpu", "medium",
         "accelerate launch --mixed_precision fp8 on a 4x A10G instance; Transformer Engine's fp8_autocast asserts "
         "on every rank at the first forward and the run ends in ChildFailedError",
@@ -1532,7 +1483,7 @@ def fp8_unsupported_vllm_t4() -> Case:
         ("/usr/lib/python3.10/contextlib.py", 199, "__aenter__", "return await anext(self.gen)"),
         (f"{eng}/entrypoints/openai/api_server.py", 194, "build_async_engine_client_from_engine_args", "raise RuntimeError("),
     ], "RuntimeError: Engine process failed to start")
-    return Case(
+    return new_case(
         "fp8-unsupported-gpu-vllm-t4-03", "fp8-unsupported-gpu", "medium",
         "vLLM serving an FP8 checkpoint on a Tesla T4; the engine process raises the fp8 capability error and the "
         "API server only reports 'Engine process failed to start'",
@@ -1615,7 +1566,7 @@ def fp8_unsupported_torchao_3090() -> Case:
     lines += traceback(fr, "RuntimeError: torch._scaled_mm is only supported on CUDA devices with compute capability "
                            ">= 9.0 or 8.9, or ROCm MI300+")
     lines += ["(nanogpt) mlee@ws-4u-02:~/nanogpt-fp8$ "]
-    return Case(
+    return new_case(
         "fp8-unsupported-gpu-torchao-3090-04", "fp8-unsupported-gpu", "easy",
         "nanoGPT with torchao float8 training on an RTX 3090 workstation; torch._scaled_mm refuses (sm_86)",
         {"train.log": "\n".join(lines)},
@@ -1755,7 +1706,7 @@ def fp8_align_te_eval_h100() -> Case:
            (f"{site_te}/utils.py", 230, "assert_dim_for_fp8_exec", "assert (")]
     lines += traceback(fr, "AssertionError: FP8 execution requires 2D input matrices with height divisible by 8 and "
                            "width divisible by 16, but got tensor with dims=[1001, 2048]")
-    return Case(
+    return new_case(
         "fp8-gemm-shape-alignment-te-eval-h100-01", "fp8-gemm-shape-alignment", "easy",
         "Single-H100 Transformer Engine FP8 training runs 500 packed steps, then validation with batch size 1 and "
         "a 1001-token document trips TE's divisible-by-8/16 check",
@@ -1817,7 +1768,7 @@ def fp8_align_torchao_vit_torchrun() -> Case:
     others = [RankExit(0, 0, pids[0], 1, clock.elastic(), host), RankExit(6, 6, pids[6], 1, clock.elastic(), host)]
     lines += torchrun_child_failed("train_vit.py", root, others, site, clock, agent, "/opt/conda/bin/python3.11", "2.5",
                                    [pids[r] for r in (1, 2, 4, 5, 7)])
-    return Case(
+    return new_case(
         "fp8-gemm-shape-alignment-torchao-vit-torchrun-02", "fp8-gemm-shape-alignment", "medium",
         "8x H100 torchrun ViT-L/14 with torchao float8: the 588-wide patch-embedding Linear was converted to "
         "Float8Linear and torch._scaled_mm rejects K=588 on every rank; run ends in ChildFailedError",
@@ -1888,7 +1839,7 @@ def fp8_align_te_packing_hard() -> Case:
     others = [RankExit(r, r, pids[r], -6, clock.elastic(), host) for r in (0, 1, 4)]
     lines += torchrun_child_failed("pretrain.py", root, others, site, clock, agent, "/usr/bin/python", "2.4",
                                    [pids[r] for r in (3, 5, 6, 7)])
-    return Case(
+    return new_case(
         "fp8-gemm-shape-alignment-te-packing-8rank-03", "fp8-gemm-shape-alignment", "hard",
         "8x H200 TE FP8 pretraining: rank 6 reaches its shard's unpadded last pack (2731 tokens) and asserts; it "
         "hangs instead of exiting, the other ranks hit the 10-minute NCCL watchdog and torchrun names rank 2 "
@@ -1940,7 +1891,7 @@ def dtype_half_resnet_t4() -> Case:
            (f"{site}/torch/nn/modules/conv.py", 459, "_conv_forward", "return F.conv2d(input, weight, bias, self.stride,")]
     lines += traceback(fr, "RuntimeError: Input type (torch.cuda.FloatTensor) and weight type (torch.cuda.HalfTensor) "
                            "should be the same")
-    return Case(
+    return new_case(
         "dtype-mismatch-half-resnet-t4-01", "dtype-mismatch", "easy",
         "Inference script casts a ResNet-50 to fp16 with model.half() but feeds float32 image batches on a T4",
         {"infer.log": "\n".join(lines)},
@@ -2005,7 +1956,7 @@ def dtype_bf16_head_torchrun() -> Case:
     others = [RankExit(0, 0, pids[0], 1, clock.elastic(), host), RankExit(3, 3, pids[3], 1, clock.elastic(), host)]
     lines += torchrun_child_failed("train_rm.py", root, others, site, clock, agent, "/usr/bin/python", "2.1",
                                    [pids[2]])
-    return Case(
+    return new_case(
         "dtype-mismatch-bf16-head-torchrun-02", "dtype-mismatch", "medium",
         "4x A100 torchrun reward-model training: Llama-2 loaded in bf16, value head created afterwards in fp32; "
         "all ranks fail in F.linear, interleaved tracebacks, ChildFailedError at the end",
@@ -2116,7 +2067,7 @@ def dtype_float64_ray_train() -> Case:
        "To start a new run that will retry on training failures, set "
        "`train.RunConfig(failure_config=train.FailureConfig(max_failures))` in the Trainer's `run_config` with "
        "`max_failures > 0`, or `max_failures = -1` for unlimited retries.")
-    return Case(
+    return new_case(
         "dtype-mismatch-float64-ray-train-03", "dtype-mismatch", "hard",
         "Ray Train TorchTrainer on 2x A10G: parquet features arrive as float64 batches into a float32 model; the "
         "dtype error is buried in nested RayTaskErrors and the run ends with a generic TrainingFailedError",
@@ -2160,7 +2111,7 @@ def inplace_gan_ddp_4090() -> Case:
     others = [RankExit(1, 1, pids[1], 1, clock.elastic(), "desk-gpu")]
     lines += torchrun_child_failed("train_dcgan.py", root, others, site, clock, 4410,
                                    "/home/dev/venvs/gan/bin/python", "2.0", [])
-    return Case(
+    return new_case(
         "autograd-inplace-modified-gan-ddp-torchrun-02", "autograd-inplace-modified", "medium",
         "2x RTX 4090 DCGAN under torchrun: the discriminator's optimizer.step() runs before the generator's "
         "backward through the same discriminator graph; both ranks fail, ChildFailedError at the end",
@@ -2218,7 +2169,7 @@ def backward_twice_retry_slurm() -> Case:
                                          pids[r]), f"{r:>2}: ")
     lines += ["srun: error: gpu-b06: tasks 0-7: Aborted (core dumped)",
               "srun: error: gpu-b07: tasks 8-10,12-15: Aborted (core dumped)"]
-    return Case(
+    return new_case(
         "autograd-backward-twice-retry-slurm-03", "autograd-backward-twice", "hard",
         "16-rank Slurm job (srun -l, 2 nodes): rank 11's retry path calls backward a second time on a freed "
         "graph and exits; the 15 other ranks wait in all_reduce until the 30-minute NCCL watchdog aborts them",
@@ -2313,7 +2264,7 @@ def no_grad_fn_peft_accelerate() -> Case:
         (f"{site}/torch/distributed/launcher/api.py", 264, "launch_agent", "raise ChildFailedError("),
     ], "torch.distributed.elastic.multiprocessing.errors.ChildFailedError: ")
     lines += fail[:cut] + acc + fail[end:]
-    return Case(
+    return new_case(
         "autograd-no-grad-fn-peft-accelerate-03", "autograd-no-grad-fn", "medium",
         "accelerate launch (2x A100-40GB) HF Trainer LoRA fine-tune with gradient_checkpointing and reentrant "
         "checkpoints over frozen embeddings; torch warns 'None of the inputs have requires_grad=True', then "
@@ -2432,7 +2383,7 @@ def shape_rope_multinode_hard() -> Case:
     others0 = [RankExit(6, 6, pids[6], -6, c0.elastic(), hosts[0]), RankExit(0, 0, pids[0], -6, c0.elastic(), hosts[0])]
     logs[0] += torchrun_child_failed("train.py", root0, others0, site, c0, agents[0], "/usr/bin/python", "2.4",
                                      [pids[r] for r in (1, 3, 4, 5, 7)])
-    return Case(
+    return new_case(
         "shape-mismatch-rope-multinode-03", "shape-mismatch", "hard",
         "2-node x 8 H100 torchrun: rank 13 (node 1) gets the first 4608-token bucket and the RoPE cache sized for "
         "4096 fails to broadcast; node 0 only shows NCCL IB completion errors, ncclRemoteError and SIGABRT",
@@ -2478,7 +2429,7 @@ def shape_labels_hf_l4() -> Case:
            "return torch._C._nn.cross_entropy_loss(input, target, weight, _Reduction.get_enum(reduction), ignore_index, label_smoothing)")]
     lines += traceback(fr, "ValueError: Expected input batch_size (4088) to match target batch_size (8).")
     lines += ["  0%|          | 0/10304 [00:01<?, ?it/s]"]
-    return Case(
+    return new_case(
         "shape-mismatch-labels-flatten-hf-l4-04", "shape-mismatch", "easy",
         "HF Trainer subclass with a custom causal-LM loss flattens the shifted logits to (8*511, V) but passes "
         "the (8, 511) labels unflattened",
@@ -2529,7 +2480,7 @@ def device_generate_4090() -> Case:
     lines += traceback(fr, "RuntimeError: Expected all tensors to be on the same device, but found at least two "
                            "devices, cuda:0 and cpu! (when checking argument for argument index in method "
                            "wrapper_CUDA__index_select)")
-    return Case(
+    return new_case(
         "device-mismatch-generate-4090-01", "device-mismatch", "easy",
         "Local inference on an RTX 4090: model moved to cuda, tokenizer output left on CPU, generate() fails in "
         "the embedding lookup",
@@ -2580,7 +2531,7 @@ def device_alibi_attr_torchrun() -> Case:
     others = [RankExit(2, 2, pids[2], 1, clock.elastic(), host)]
     lines += torchrun_child_failed("pretrain_alibi.py", root, others, site, clock, agent, "/opt/conda/bin/python",
                                    "2.2", [pids[1], pids[3]])
-    return Case(
+    return new_case(
         "device-mismatch-alibi-attr-torchrun-02", "device-mismatch", "medium",
         "4x L40S torchrun: the ALiBi bias tensor is a plain module attribute, so model.to(device) leaves it on "
         "CPU; every rank fails in attention, tracebacks interleave, ChildFailedError at the end",
@@ -2667,7 +2618,7 @@ def device_metric_cpu_deepspeed_hard() -> Case:
               (f"{site}/torch/distributed/distributed_c10d.py", 2219, "all_reduce", "work = group.allreduce([tensor], opts)")]
         lines += traceback(fr, "RuntimeError: No backend type associated with device type cpu", f"[rank{r}]: ")
     lines += deepspeed_kill(clock, 8, base, 0, py, args)
-    return Case(
+    return new_case(
         "device-mismatch-metric-cpu-deepspeed-03", "device-mismatch", "hard",
         "8x H100 DeepSpeed ZeRO-2 job trains 1000 steps, then the evaluation all_reduces a metrics tensor built "
         "on CPU over the NCCL group: 'No backend type associated with device type cpu' on every rank",
@@ -2705,7 +2656,7 @@ def device_conv_cpu_input_v100() -> Case:
            (f"{site}/torch/nn/modules/conv.py", 459, "_conv_forward", "return F.conv2d(input, weight, bias, self.stride,")]
     lines += traceback(fr, "RuntimeError: Input type (torch.FloatTensor) and weight type (torch.cuda.FloatTensor) "
                            "should be the same or input should be a MKLDNN tensor and weight is a dense tensor")
-    return Case(
+    return new_case(
         "device-mismatch-conv-cpu-input-v100-04", "device-mismatch", "easy",
         "Road segmentation inference on a V100: the model is on cuda but each tile tensor stays on CPU; the conv "
         "reports 'Input type (torch.FloatTensor) and weight type (torch.cuda.FloatTensor)'",
@@ -2774,7 +2725,7 @@ def key_orig_mod_torchrun() -> Case:
     others = [RankExit(1, 1, pids[1], 1, clock.elastic(), host), RankExit(2, 2, pids[2], 1, clock.elastic(), host)]
     lines += torchrun_child_failed("train.py", root, others, site, clock, agent,
                                    "/home/lab/miniconda3/envs/pt22/bin/python", "2.2", [pids[3]])
-    return Case(
+    return new_case(
         "checkpoint-key-mismatch-orig-mod-torchrun-02", "checkpoint-key-mismatch", "medium",
         "4x RTX A6000 torchrun resume: the checkpoint was saved from a torch.compile'd model, so every key has an "
         "'_orig_mod.' prefix; all ranks fail in load_state_dict before compiling, ChildFailedError at the end",
@@ -2830,7 +2781,7 @@ def key_renamed_srun_rank0_hard() -> Case:
                         "error: Connection reset by peer")
         lines += prefixed(block, f"{r}: ")
     lines += ["srun: error: hgx-h100-04: tasks 1-7: Aborted (core dumped)"]
-    return Case(
+    return new_case(
         "checkpoint-key-mismatch-renamed-srun-03", "checkpoint-key-mismatch", "hard",
         "Slurm srun -l, 8 tasks on one H100 node: only rank 0 loads the init checkpoint, whose module names predate "
         "a refactor (c_attn/c_proj vs qkv_proj/out_proj); rank 0 exits, the other 7 sit in the broadcast until "
@@ -2879,7 +2830,7 @@ def key_lightning_container_a10g() -> Case:
           (f"{site}/torch/nn/modules/module.py", 2041, "load_state_dict",
            "raise RuntimeError('Error(s) in loading state_dict for {}:\\n\\t{}'.format(")]
     lines += traceback(fr, key_error("ResNet", rn, unexpected))
-    return Case(
+    return new_case(
         "checkpoint-key-mismatch-lightning-container-04", "checkpoint-key-mismatch", "easy",
         "Export script passes a whole Lightning .ckpt dict (epoch, state_dict, optimizer_states...) to a "
         "torchvision ResNet's load_state_dict",
@@ -2962,7 +2913,7 @@ def size_num_labels_hf_v100() -> Case:
                            "\tsize mismatch for classifier.bias: copying a param with shape torch.Size([2]) from "
                            "checkpoint, the shape in current model is torch.Size([5]).\n"
                            "\tYou may consider adding `ignore_mismatched_sizes=True` in the model `from_pretrained` method.")
-    return Case(
+    return new_case(
         "checkpoint-size-mismatch-num-labels-hf-v100-01", "checkpoint-size-mismatch", "easy",
         "Fine-tuning a 5-class intent classifier from a 2-label SST-2 BERT checkpoint on a V100 without "
         "ignore_mismatched_sizes; the classifier head shapes differ",
@@ -3011,7 +2962,7 @@ def size_vocab_peft_a10g() -> Case:
                            "\tsize mismatch for base_model.model.lm_head.modules_to_save.default.weight: copying a "
                            "param with shape torch.Size([32001, 4096]) from checkpoint, the shape in current model is "
                            "torch.Size([32000, 4096]).")
-    return Case(
+    return new_case(
         "checkpoint-size-mismatch-vocab-peft-a10g-02", "checkpoint-size-mismatch", "medium",
         "Loading a LoRA adapter trained after adding a pad token (vocab 32001, embed_tokens/lm_head in "
         "modules_to_save) onto a fresh Llama-2 base with 32000 rows; strict=False does not suppress size mismatches",
@@ -3055,7 +3006,7 @@ def size_device_map_accelerate_hard() -> Case:
     lines += traceback(fr, 'ValueError: Trying to set a tensor of shape torch.Size([32002, 5120]) in "weight" (which '
                            'has shape torch.Size([32000, 5120])), this looks incorrect.')
     lines += ["Loading checkpoint shards:   0%|          | 0/3 [00:03<?, ?it/s]"]
-    return Case(
+    return new_case(
         "checkpoint-size-mismatch-device-map-accelerate-03", "checkpoint-size-mismatch", "hard",
         "from_pretrained with device_map=auto on 2x A100-PCIE: the safetensors embedding has 32002 rows (tokens "
         "added at fine-tune time) but config.json still says vocab_size=32000; accelerate's meta-device loader "
@@ -3159,7 +3110,7 @@ def weights_only_deepspeed_resume() -> Case:
                "raise pickle.UnpicklingError(_get_wo_message(str(e))) from None")]
         lines += traceback(fr, weights_only_message("deepspeed.runtime.fp16.loss_scaler.LossScaler"), f"[rank{r}]: ")
     lines += deepspeed_kill(clock, 8, base, 0, py, args)
-    return Case(
+    return new_case(
         "checkpoint-weights-only-deepspeed-resume-02", "checkpoint-weights-only", "medium",
         "HF Trainer + DeepSpeed ZeRO-2 resume on 8x H100 after upgrading to torch 2.6: the ZeRO optimizer state "
         "file pickles DeepSpeed's LossScaler and the new weights_only default rejects it on every rank; the "
@@ -3202,7 +3153,7 @@ def weights_only_ultralytics_service() -> Case:
     lines += ["ppe-detector-7c9d5b8f4-x2lqk | " + ln for ln in tb]
     lines += ["ppe-detector-7c9d5b8f4-x2lqk exited with code 3"]
     _ = rng
-    return Case(
+    return new_case(
         "checkpoint-weights-only-ultralytics-service-03", "checkpoint-weights-only", "medium",
         "FastAPI detector service on an L4 pins ultralytics 8.0.196 but runs torch 2.6: YOLO's torch.load of a "
         "whole pickled DetectionModel fails under weights_only, and the service re-raises a generic 'failed to "
@@ -3238,7 +3189,7 @@ def corrupt_central_dir_a10g() -> Case:
           (f"{site}/torch/serialization.py", 993, "load", "with _open_zipfile_reader(opened_file) as opened_zipfile:"),
           (f"{site}/torch/serialization.py", 447, "__init__", "super().__init__(torch._C.PyTorchFileReader(name_or_buffer))")]
     lines += traceback(fr, "RuntimeError: PytorchStreamReader failed reading zip archive: failed finding central directory")
-    return Case(
+    return new_case(
         "checkpoint-corrupt-central-dir-a10g-01", "checkpoint-corrupt", "easy",
         "Auto-resume after a spot interruption picks last.pt, which was cut off mid-save (414 MB vs 1.4 GB); "
         "torch.load cannot find the zip central directory",
@@ -3305,7 +3256,7 @@ def corrupt_safetensors_accelerate() -> Case:
     ], "torch.distributed.elastic.multiprocessing.errors.ChildFailedError: ")
     lines += fail[:cut] + acc + fail[end:]
     lines += ["Build step 'Execute shell' marked build as failure", "Finished: FAILURE"]
-    return Case(
+    return new_case(
         "checkpoint-corrupt-safetensors-sync-accelerate-03", "checkpoint-corrupt", "medium",
         "CI eval job syncs a model from S3, one shard comes down truncated (exactly 1 GiB of ~5 GB); both "
         "accelerate ranks fail in safe_open with MetadataIncompleteBuffer, ChildFailedError at the end",
@@ -3314,7 +3265,7 @@ def corrupt_safetensors_accelerate() -> Case:
          "accelerate_version": "0.30.1", "launcher": "accelerate", "world_size": "2", "precision": "bf16"},
         ["model-00002-of-00003", "truncated"], initiating_rank=[0, 1], secrets=[akid, asec])
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = parser(__doc__.splitlines()[0])
     ap.add_argument("--capture", action="store_true", help="re-run the real CPU programs (needs .venv torch)")
     ap.add_argument("--only", default="", help="only cases whose id contains this")
     args = ap.parse_args()
@@ -3322,12 +3273,12 @@ def main() -> None:
     for fn in SYNTHETIC:
         case = fn()
         if args.only in case.case_id:
-            write_case(case); n += 1
+            write_case(args.out, case); n += 1
     if args.capture:
         for prog in REAL_PROGRAMS:
             if args.only in prog.case.case_id:
-                write_case(capture(prog)); n += 1
-    print(f"wrote {n} cases under {CASES.relative_to(REPO)}")
+                write_case(args.out, capture(prog)); n += 1
+    print(f"wrote {n} cases under {args.out}")
 
 
 if __name__ == "__main__":

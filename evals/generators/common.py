@@ -1,0 +1,190 @@
+"""What every case generator shares: the case writer, the command line, and the noise real runs print.
+
+Each generator in this folder keeps only its own cases (the logs of one family of failures); the case
+model, the one way a case is written to disk, and the helpers for text that many runs print (timestamps,
+launcher prefixes, nvidia-smi, collect_env, progress bars, launcher summaries, fake secrets) live here.
+
+A case is validated by the eval's own model (`service.evaluation.cases.Case`) before it is written, so a
+generator cannot write a case the eval would refuse. Regenerating writes the same bytes:
+`tests/test_generators.py` runs every generator into a temporary folder and compares.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import shutil
+import string
+import sys
+import textwrap
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from pathlib import Path
+
+import yaml
+
+REPO = Path(__file__).resolve().parents[2]
+CASES_DIR = REPO / "evals" / "cases"
+if str(REPO) not in sys.path:  # run as `python evals/generators/x.py` from a checkout
+    sys.path.insert(0, str(REPO))
+
+from service.evaluation.cases import Case as CaseModel  # noqa: E402
+
+
+@dataclass
+class Case:
+    """One eval case as a generator makes it: its id, its case.yaml fields and its log files."""
+
+    case_id: str
+    label: str
+    difficulty: str
+    description: str
+    initiating_rank: int | list[int] | None = None  # a list when several ranks fail at once on the same bug
+    facts: dict[str, str] = field(default_factory=dict)
+    must_mention: list[str] = field(default_factory=list)
+    files: dict[str, str] = field(default_factory=dict)  # empty: a real capture whose logs are kept
+    also: list[str] = field(default_factory=list)
+    secrets: list[str] = field(default_factory=list)
+
+    @classmethod
+    def from_meta(cls, case_id: str, meta: dict, files: dict[str, str]) -> Case:
+        """A case from a case.yaml-shaped dict (the form some generators build)."""
+        extra = set(meta) - {"schema_version", "label", "also", "difficulty", "description", "initiating_rank",
+                             "facts", "must_mention", "secrets"}
+        if extra:
+            raise ValueError(f"{case_id}: unknown case fields {sorted(extra)}")
+        return cls(case_id, meta["label"], meta["difficulty"], meta.get("description", ""),
+                   meta.get("initiating_rank"), dict(meta.get("facts", {})), list(meta.get("must_mention", [])),
+                   files, list(meta.get("also", [])), list(meta.get("secrets", [])))
+
+    def meta(self) -> dict:
+        """The case.yaml fields in their documented order, checked by the eval's case model."""
+        meta = {
+            "schema_version": 1,
+            "label": self.label,
+            "also": list(self.also),
+            "difficulty": self.difficulty,
+            "description": self.description,
+            "initiating_rank": self.initiating_rank,
+            "facts": {k: str(v) for k, v in self.facts.items()},
+            "must_mention": list(self.must_mention),
+            "secrets": list(self.secrets),
+        }
+        CaseModel.model_validate(meta)  # raises on a field the eval would refuse
+        return meta
+
+
+def write_case(out: Path, case: Case) -> None:
+    """Write one case folder under `out`, replacing whatever an earlier run left in it.
+
+    Text files end with exactly the newline they were given, or one added when they had none. A case
+    given no files is a real run whose captured logs are kept: only its case.yaml is rewritten."""
+    meta = case.meta()
+    text = "".join(case.files.values())
+    unplanted = [s for s in case.secrets if case.files and s not in text]
+    if unplanted:
+        raise ValueError(f"{case.case_id}: secrets listed but not planted in its logs: {unplanted}")
+    folder = out / case.case_id
+    if case.files and folder.exists():
+        shutil.rmtree(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    for name, text in case.files.items():
+        path = folder / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text if text.endswith("\n") else text + "\n", encoding="utf-8")
+    (folder / "case.yaml").write_text(yaml.safe_dump(meta, sort_keys=False, allow_unicode=True, width=110),
+                                      encoding="utf-8")
+
+
+def write_all(out: Path, cases: list[Case]) -> None:
+    """Write the cases of one generator; two cases with one id is a generator's bug."""
+    ids = [c.case_id for c in cases]
+    dupes = sorted({i for i in ids if ids.count(i) > 1})
+    if dupes:
+        raise ValueError(f"duplicate case ids: {dupes}")
+    for c in cases:
+        write_case(out, c)
+    print(f"wrote {len(cases)} cases under {out}")
+
+
+class Collector:
+    """For generators whose case functions write as they go: `@cases.case` registers a function, and the
+    function ends with `cases.add(case_id, meta, files)`; `cases.run(out)` calls them all and writes."""
+
+    def __init__(self) -> None:
+        self.functions: list = []
+        self.made: list[Case] = []
+
+    def case(self, fn):
+        self.functions.append(fn)
+        return fn
+
+    def add(self, case_id: str, meta: dict, files: dict[str, str]) -> None:
+        self.made.append(Case.from_meta(case_id, meta, files))
+
+    def run(self, out: Path) -> None:
+        self.made = []
+        for fn in self.functions:
+            fn()
+        write_all(out, self.made)
+
+
+def parser(doc: str | None) -> argparse.ArgumentParser:
+    """A generator's command line: `--out` (default evals/cases) plus whatever the generator adds."""
+    ap = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--out", type=Path, default=CASES_DIR, help="where the case folders go (default: %(default)s)")
+    return ap
+
+
+# --------------------------------------------------------------------------------------------------
+# text
+
+
+def block(text: str) -> str:
+    """Dedent a triple-quoted block and drop its first newline."""
+    return textwrap.dedent(text).lstrip("\n")
+
+
+def dedent(s: str) -> str:
+    """Dedent a triple-quoted block and strip its leading and trailing newlines."""
+    return textwrap.dedent(s).strip("\n")
+
+
+def prefix(lines: str, pre: str) -> str:
+    """Prefix every line (as torchrun --tee, srun -l or torch>=2.3 [rankN]: do)."""
+    return "\n".join(pre + ln for ln in lines.rstrip("\n").split("\n")) + "\n"
+
+
+class Clock:
+    """A monotonically advancing wall clock for one log."""
+
+    def __init__(self, start: datetime, rng: random.Random):
+        self.t = start
+        self.rng = rng
+
+    def tick(self, lo: float = 0.001, hi: float = 0.05) -> datetime:
+        self.t += timedelta(seconds=self.rng.uniform(lo, hi))
+        return self.t
+
+    def ds(self, lo: float = 0.001, hi: float = 0.05) -> str:
+        """DeepSpeed / python logging style: 2024-03-14 09:12:01,233"""
+        t = self.tick(lo, hi)
+        return t.strftime("%Y-%m-%d %H:%M:%S,") + f"{t.microsecond // 1000:03d}"
+
+    def glog(self, level: str = "I", lo: float = 0.001, hi: float = 0.05, nanos: bool = False) -> str:
+        """c10 / glog style: I1130 14:02:11.482913 (torch>=2.4 prints nanoseconds)"""
+        t = self.tick(lo, hi)
+        frac = f"{t.microsecond:06d}" + (f"{self.rng.randrange(1000):03d}" if nanos else "")
+        return f"{level}{t.strftime('%m%d %H:%M:%S')}.{frac}"
+
+    def hf(self, lo: float = 0.001, hi: float = 0.05) -> str:
+        """transformers logging: 11/30/2024 14:02:11"""
+        return self.tick(lo, hi).strftime("%m/%d/%Y %H:%M:%S")
+
+
+# --------------------------------------------------------------------------------------------------
+# fake secrets (planted so that the eval checks masking; never real)
+
+
+def rand_chars(rng: random.Random, n: int, alphabet: str = string.ascii_letters + string.digits) -> str:
+    return "".join(rng.choice(alphabet) for _ in range(n))
