@@ -88,7 +88,9 @@ _NOT_HOST_WORDS = linear_regex.compile(r"^(?:rank|local_rank|cuda|gpu|cpu|device
 
 _PLACEHOLDER_VALUE = linear_regex.compile(
     r"^(?:none|null|nil|true|false|yes|no|on|off|undefined|redacted|masked|hidden|secret|password|"
-    r"changeme_?placeholder|x+|\*+|\.+|-+)$|^[<\[*%{]|^\{\{|^\$\{|^\$[A-Za-z_]\w*$|^data\+omitted$|^redacted\+?",  # $VAR, ${VAR}: a reference
+    r"changeme_?placeholder|x+|\*+|\.+|-+)$|^[\[*{]|^\$\{|^\$[A-Za-z_]\w*$|^data\+omitted$|^redacted\+?"  # $VAR, ${VAR}: a reference
+    # <redacted>, <HF_TOKEN_2> (a placeholder, ours or another tool's); %VAR% (Windows), %(password)s, %s (a format)
+    r"|^<[\w .:-]*>?$|^%\w+%$|^%(?:\(\w+\))?[sdr]$",
     re.IGNORECASE,
 )
 
@@ -250,6 +252,8 @@ def encoded_credentials(text: str, m: Any, s: int, e: int) -> bool:
 
 _WORD = linear_regex.compile(r"[A-Z]?[a-z]{3,}")  # Distributed, Data, watchdog: the words identifiers are made of
 _ENTROPY_BITS = 4.0  # per character; 32 random base64 characters score 4.2 and more, English-like names less
+# above this, no identifier: kernel and class names of 40-60 characters score 3.9-4.4, random base64 4.8
+_ENTROPY_BITS_RANDOM = 4.6
 
 
 def _entropy(value: str) -> float:
@@ -270,14 +274,20 @@ def high_entropy(text: str, m: Any, s: int, e: int) -> bool:
         # and a base64 token holds slashes of its own: Zq9f/SMee/Yab7)
         runs: list[str] = []
         run: list[str] = []
+        before = ""
         for seg in [*segments, "end"]:
             if _is_word(seg):
-                runs.append("/".join(run))
+                if before not in _CACHE_DIRS:  # ~/.triton/cache/<key>/: a content hash, not a credential
+                    runs.append("/".join(run))
                 run = []
+                before = seg
             else:
                 run.append(seg)
         return any(len(r) >= 24 and _random_looking(r) for r in runs)
     return _random_looking(value)
+
+
+_CACHE_DIRS = frozenset({"cache", "caches", "blobs", "snapshots", "objects"})
 
 
 def _is_word(segment: str) -> bool:
@@ -291,8 +301,21 @@ def _random_looking(value: str) -> bool:
     upper = sum(c.isupper() for c in value)
     if lower < 0.2 * len(value) or upper < 0.15 * len(value) or not any(c.isdigit() for c in value):
         return False
+    entropy = _entropy(value)
+    if entropy >= _ENTROPY_BITS_RANDOM:
+        return True  # random whatever words chance put in it (Zqrof2rr8AGhrxeoCZPlN/SMeelDw9kJqn)
     words = sum(len(w.group()) for w in _WORD.finditer(value))
-    return words < 0.4 * len(value) and _entropy(value) >= _ENTROPY_BITS
+    return words < 0.4 * len(value) and entropy >= _ENTROPY_BITS
+
+
+def echoed_secret(text: str, m: Any, s: int, e: int) -> bool:
+    """A lone echoed token with lower, upper case and digits and either a symbol or a random look: what
+    `echo "$TOKEN" | ... --password-stdin` shows under bash -x, not `echo Done`, a version or a path."""
+    v = text[s:e]
+    if "/" in v or v.startswith(("$", "-")) or not is_real_value(v, 10):
+        return False
+    classes = any(c.islower() for c in v) and any(c.isupper() for c in v) and any(c.isdigit() for c in v)
+    return classes and (any(not c.isalnum() and c not in "._-" for c in v) or _random_looking(v))
 
 
 def has_digit(text: str, m: Any, s: int, e: int) -> bool:

@@ -31,12 +31,18 @@ _PW_KEY = (
     r"|(?:^|[^A-Za-z])(?:[Pp]ass(?:word|wd|phrase)|PASS(?:WORD|WD|PHRASE))|[_.-](?:[Pp]ass|PASS|[Pp]wd|PWD))"
 )
 # the last word of a secret's name, in any case: MLFLOW_TRACKING_TOKEN, X-API-Key, SessionToken, client-key-data
-_SECRET_WORD = (
+SECRET_WORD = (
     r"(?i:secret|token|api[_-]?key|apikey|access[_-]?key|private[_-]?key|client[_-]?secret|credentials?|auth[_-]?key"
     r"|key[_-]?data|certificate[_-]?data|session[_-]?id|sessionid|api[_-]?secret|app(?:lication)?[_-]?key"
-    r"|(?:wandb|comet|neptune|mlflow|dd|datadog|sentry|openai|hf|master|encryption|signing)[_-]?key)"
+    r"|(?:wandb|comet|neptune|mlflow|dd|datadog|sentry|openai|hf|kaggle|master|encryption|signing|secret|storage"
+    r"|account|license|shared|service|webhook|jwt|hmac|deploy|ssh|admin|session|cookie)[_-]?key)"
 )
-_SECRET_KEY = r"(?:^|[^A-Za-z0-9])(?P<k>(?:[A-Za-z0-9]+[_.-])*[A-Za-z0-9]*" + _SECRET_WORD + r")"
+# a secret's name in words, in prose: "using API key mtsV...", "signing secret 0e7d...", "kaggle key 402c..."
+# (not "cache key 2c4f..." or "sort key": only the kinds of key that are credentials)
+_SECRET_WORDS_IN_PROSE = (
+    r"(?i:\b(?:secret|(?:api|access|secret|signing|storage|kaggle|license|encryption|master|account)[ _-]?key))"
+)
+_SECRET_KEY = r"(?:^|[^A-Za-z0-9])(?P<k>(?:[A-Za-z0-9]+[_.-])*[A-Za-z0-9]*" + SECRET_WORD + r")"
 _SECRET_NEEDLES = ("secret", "token", "key", "credential", "session", "certificate")
 _AWS_SECRET_NAME = r"(?:[Aa]ws_?[Ss]ecret_?(?:[Aa]ccess_?)?[Kk]ey|AWS_?SECRET_?(?:ACCESS_?)?KEY|[Ss]ecret_?[Aa]ccess_?[Kk]ey|SECRET_?ACCESS_?KEY)"
 _HOST_WORDS = r"(?:ip|node|gpu|dgx|compute|hpc|nid|login|worker|host|srv|server|vm|cn|gn)"
@@ -215,6 +221,9 @@ REGISTRY: list[Entry] = [
         needles=("pass", "pwd", "://", "login", "mysql", "curl", "wget", "redis", "echo", "cat"),
         patterns=(
             P("password in url", _URL_USERINFO + r"[^\s:/@]*:(?P<v>[^\s@/]+)@", needles=("://",)),
+            # bash -x of `echo "$REGISTRY_PASSWORD" | docker login --password-stdin`: the trace shows the value alone
+            #   + echo 'lXABlp9D#Wnsa1S&RFW9oIWz'
+            P("bash -x echo of a lone secret", r"(?:^|\s)\++ echo '?(?P<v>[^\s']{10,})'?\s*$", checks.echoed_secret, needles=("echo",)),
             P("password setting quoted", _PW_KEY + r"[\"']?" + _QUOTED, needles=("pass", "pwd")),
             # + export 'SMTP_PASSWORD=a b&c#d'   (bash -x quotes the whole assignment)
             P("password assignment quoted", r"'" + _PW_KEY + r"=(?P<v>(?:[^'\n]|'\\'')*[^'\s])'", needles=("pass", "pwd")),
@@ -262,7 +271,7 @@ REGISTRY: list[Entry] = [
         "SECRET",
         trigger=(
             r"(?i:ecret|oken|key|redentials?|key[_-]?data|certificate[_-]?data|session[_-]?id|cookie)[\"']?\s*[:=]"
-            r"|\bbot\d{8}|(?i:token|secret|password|key)>|(?i:api[ _-]?key) \w"
+            r"|\bbot\d{8}|(?i:token|secret|password|key)>|(?i:secret|key) \w"
             r"|--[\w-]*(?:token|secret|[Kk]ey)[\s=]"
         ),
         patterns=(
@@ -274,7 +283,8 @@ REGISTRY: list[Entry] = [
             # botocore.parsers [DEBUG] Response body: b'...<SessionToken>IQoJ...</SessionToken>'   (XML elements)
             P("xml secret element", r"<(?P<k>[A-Za-z]*(?:Token|Secret|Password|SecretAccessKey))>(?P<v>[^<\s]+)</", needles=("token>", "secret>", "password>", "key>")),
             # COMET INFO: Using API key mtsVgXae2QMB3mFnF0JRUzHE8 for workspace acme-ml
-            P("api key in prose", r"(?i:\bapi[ _-]?key)\s+(?:is\s+)?(?P<v>[A-Za-z0-9_-]{20,})\b", needles=("key",)),
+            P("secret in prose", _SECRET_WORDS_IN_PROSE + r"\s+(?:is\s+)?(?P<v>[^\s\"'<]{15,}[^\s\"',;:)}\].])",
+              checks.password_in_prose, needles=("key", "secret")),
             P(
                 "cookie header",  # every name=value pair, up to the first space that no ';' precedes
                 r"(?i:\b(?:set-)?cookie)\s*:\s*(?P<v>[^\s;=]+=[^\s;]*(?:;\s*[^\s;=]+(?:=[^\s;]*)?)*;?)",
@@ -282,7 +292,7 @@ REGISTRY: list[Entry] = [
             ),
             P(
                 "secret flag",
-                r"--(?P<k>(?:[A-Za-z0-9]+[-_])*(?:token|secret|api[-_]?key|access[-_]?key))(?:=|\s+)(?P<v>[^\s\"'-][^\s\"']*)",
+                r"--(?P<k>(?:[A-Za-z0-9]+[-_])*" + SECRET_WORD + r")(?:=|\s+)(?P<v>[^\s\"'-][^\s\"']*)",
                 needles=("--",),
             ),
         ),

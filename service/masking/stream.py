@@ -22,6 +22,7 @@ from service.masking.kinds import KINDS
 from service.masking.learned import LearnedNames
 from service.masking.learned import shape as line_shape
 from service.masking.pseudonyms import Pseudonyms
+from service.masking.recognizers import SECRET_WORD
 
 _MAX_SHAPES = 100_000
 _MAX_SEGMENTS = 50_000
@@ -49,7 +50,7 @@ _PEM_MAX_PREFIX = 64
 # a pod spec's env, one entry on two lines:   - name: REDIS_PASSWORD
 #                                               value: "RA5K3G6t\"9EwNsRwL!TtyVA1"
 _K8S_SECRET_NAME = linear_regex.compile(
-    r"^.*?-\s+name:\s*[\"']?[A-Za-z0-9_.-]*(?i:password|passwd|pwd|secret|token|api_?key|access_?key|private_?key|credentials?)[\"']?\s*$"
+    r"^.*?-\s+name:\s*[\"']?[A-Za-z0-9_.-]*(?:(?i:password|passwd|pwd)|" + SECRET_WORD + r")[\"']?\s*$"
 )
 _K8S_VALUE = linear_regex.compile(
     r"^(?P<pre>.*?\bvalue:\s*)(?:\"(?:[^\"\\]|\\.)+\"|'[^']+'|[^\s\"'][^\n]*?)(?P<post>\s*)$"
