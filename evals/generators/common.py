@@ -14,7 +14,6 @@ from __future__ import annotations
 import argparse
 import random
 import shutil
-import string
 import sys
 import textwrap
 from dataclasses import dataclass, field
@@ -180,11 +179,3 @@ class Clock:
     def hf(self, lo: float = 0.001, hi: float = 0.05) -> str:
         """transformers logging: 11/30/2024 14:02:11"""
         return self.tick(lo, hi).strftime("%m/%d/%Y %H:%M:%S")
-
-
-# --------------------------------------------------------------------------------------------------
-# fake secrets (planted so that the eval checks masking; never real)
-
-
-def rand_chars(rng: random.Random, n: int, alphabet: str = string.ascii_letters + string.digits) -> str:
-    return "".join(rng.choice(alphabet) for _ in range(n))
