@@ -200,6 +200,17 @@ class TimelineEvent(BaseModel):
     text: str
 
 
+class RunAnswer(BaseModel):
+    """The answer about this run, shown first everywhere: one sentence from its facts, and why crashdoc thinks so.
+
+    The decisive line is ``evidence[0]`` and the first fix ``fix[0]``; they are not repeated here."""
+
+    sentence: str
+    step: str | None = None  # the step the run reached when it failed (the fact ``failure_step``)
+    deciding_facts: list[str] = Field(default_factory=list)  # the facts that decided the cause, most telling first
+    why: list[str] = Field(default_factory=list)  # the rule contributions, facts and scores that decided, in words
+
+
 class Diagnosis(BaseModel):
     """The JSON contract served by the CLI (``--format json``) and the API. Names are stable."""
 
@@ -223,6 +234,7 @@ class Diagnosis(BaseModel):
     composer: str
     notes: list[str] = Field(default_factory=list)
     explanation: str | None = None
+    answer: RunAnswer | None = None  # None only on diagnoses stored before it existed
     files: list[dict[str, object]] = Field(default_factory=list)
     llm: dict[str, object] | None = None
     created_at: str = Field(default_factory=lambda: datetime.now(UTC).isoformat(timespec="seconds"))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import textwrap
+from collections.abc import Callable
 
 from service.facts.vocabulary import in_display_order
 from service.models import Diagnosis, Evidence, TimelineEvent
@@ -23,9 +24,32 @@ def _headline(d: Diagnosis) -> str:
     return f"{d.title}  (confidence below threshold)"
 
 
+def _answer_first(d: Diagnosis, bold: Callable[[str], str]) -> list[str]:
+    """This run's sentence, the decisive line (wrapped, never cut), the first fix step and why: before the rest."""
+    if d.answer is None:
+        return []
+    out = [*textwrap.wrap(bold(d.answer.sentence), 100), ""]
+    if d.evidence:
+        e = d.evidence[0]
+        out.append(bold("Decisive line: ") + f"{e.file}:{e.line} ({_rank(e.rank)})")
+        out += textwrap.wrap(e.text, 100, initial_indent="  > ", subsequent_indent="    ", break_on_hyphens=False)
+        out.append("")
+    if d.fix:
+        first, *rest = d.fix[0].splitlines()
+        out.append(bold("First fix: ") + first)
+        out += [f"  {line}" for line in rest]
+        out.append("")
+    if d.answer.why:
+        out.append(bold("Why crashdoc thinks so:"))
+        out += [line for reason in d.answer.why for line in textwrap.wrap(reason, 100, initial_indent="  - ", subsequent_indent="    ")]
+        out.append("")
+    return out
+
+
 def to_text(d: Diagnosis, *, color: bool = False) -> str:
     bold = (lambda s: f"\x1b[1m{s}\x1b[0m") if color else (lambda s: s)
     out: list[str] = [bold("Root cause: ") + _headline(d), ""]
+    out += _answer_first(d, bold)
     out += [*textwrap.wrap(d.summary, 100), ""]
     if d.initiating_rank is not None:
         out.append(f"Initiating rank: {d.initiating_rank}   ({len(d.collateral)} collateral error line(s) on other ranks)")

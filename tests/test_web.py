@@ -154,8 +154,10 @@ def test_a_log_with_no_known_failure_gets_an_honest_page(client, engine):
     d = engine.store.get(r.headers["location"].rsplit("/", 1)[1])
     assert d.entry_id is None
     html = client.get(r.headers["location"]).text
-    assert "No entry of the encyclopedia matched well enough" in html and "badge-low" in html
-    assert 'id="ask-form"' in html
+    assert "badge-low" in html and 'id="ask-form"' in html
+    # no error line: the page says so, and promises no evidence it does not show
+    assert not d.evidence and 'id="evidence"' not in html and 'id="decisive"' not in html
+    assert "No error line" in html and "evidence and facts below" not in html and "lines below" not in html
 
 
 def test_diagnosis_page_is_private(client, fused_page):

@@ -94,9 +94,18 @@ def _facts(d: Diagnosis, _entry: Entry | None, _ex: list[Evidence], _kb: Knowled
 
 
 def _ranks(d: Diagnosis, _entry: Entry | None, ex: list[Evidence], _kb: KnowledgeBase) -> Reply | None:
+    """The page's story: the initiating rank, its decisive line (evidence[0]) and the collateral, as the page shows them."""
+    ranks = sorted({r for r in [*(t.rank for t in d.timeline), *(e.rank for e in d.evidence), *(c.rank for c in d.collateral)]
+                    if r is not None})
     if d.initiating_rank is None:
-        return Reply(answer="This log carries no rank information (no `[rankN]:` prefixes, per-rank files or launcher summary), "
-                     "so it reads as a single process. Send every rank's log (e.g. torchrun `--tee 3 --log-dir`) to find the first failure.",
+        if not ranks:
+            return Reply(answer="This log carries no rank information (no `[rankN]:` or launcher prefixes, per-rank files or "
+                         "launcher summary), so it reads as a single process. Send every rank's log (e.g. torchrun "
+                         "`--tee 3 --log-dir`) to find the first failure.", citations=[], intent="ranks")
+        shown = ", ".join(map(str, ranks[:16])) + (" …" if len(ranks) > 16 else "")
+        return Reply(answer=f"The log shows errors on rank(s) {shown}, but none of them can be told apart as the first "
+                     "failure: no timestamps or launcher summary order them, and no rank failed in a way the others "
+                     "did not. Send every rank's log with timestamps (or torchrun's `--log-dir` error files) to decide.",
                      citations=[], intent="ranks")
     first = next((e for e in d.evidence if e.rank == d.initiating_rank), d.evidence[0] if d.evidence else None)
     lines = [f"**Rank {d.initiating_rank} failed first.**"]
@@ -108,7 +117,7 @@ def _ranks(d: Diagnosis, _entry: Entry | None, ex: list[Evidence], _kb: Knowledg
     if others:
         lines.append(f"The errors on rank(s) {', '.join(map(str, others[:16]))} are collateral: they followed from rank {d.initiating_rank}'s failure.")
         for c in d.collateral[:5]:
-            lines.append(f"- rank {c.rank}: `{c.text[:120]}`: {c.why}")
+            lines.append(f"- rank {c.rank if c.rank is not None else '-'}: `{c.text[:120]}`: {c.why}")
             cites.append(Citation(kind="line", ref=f"{c.file}:{c.line}"))
     return Reply(answer="\n".join(lines), citations=cites, intent="ranks")
 

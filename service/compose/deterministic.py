@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from retrieval.kb import KnowledgeBase, section_steps
+from service.compose.answer import answer
 from service.compose.calibration import confidence as calibrated_confidence
 from service.models import (
     Candidate,
     CollateralOut,
     Diagnosis,
+    ErrorEvent,
     Evidence,
     FactOut,
     Facts,
@@ -22,28 +24,48 @@ _MAX_CANDIDATES = 5
 _MAX_TIMELINE = 200
 
 
-def timeline_of(facts: Facts) -> list[TimelineEvent]:
-    """The error events in timeline order, the first failure marked: the swimlane's data and the JSON's ``timeline``."""
+def timeline_of(facts: Facts, collateral: set[tuple[str, int]] | None = None,
+                evidence: set[tuple[str, int]] | None = None) -> list[TimelineEvent]:
+    """The error events in timeline order, the first failure marked: the swimlane's data and the JSON's ``timeline``.
+
+    An event listed as collateral (``collateral``) is drawn as collateral, and an evidence line (``evidence``) never
+    is: the swimlane tells the same story as the lists."""
     first = facts.initiating_event
+
+    def is_collateral(e: ErrorEvent) -> bool:
+        key = (e.ref.file, e.ref.line)
+        if evidence is not None and key in evidence:
+            return False
+        return e.collateral or (collateral is not None and key in collateral)
+
     return [
-        TimelineEvent(order=e.order, rank=e.ref.rank, file=e.ref.file, line=e.ref.line, kind=e.kind, collateral=e.collateral,
+        TimelineEvent(order=e.order, rank=e.ref.rank, file=e.ref.file, line=e.ref.line, kind=e.kind, collateral=is_collateral(e),
                       first=first is not None and (e.ref.file, e.ref.line) == (first.ref.file, first.ref.line),
                       timestamp=e.timestamp, text=e.ref.text[:300])
         for e in facts.events[:_MAX_TIMELINE]
     ]
 
 
-def _evidence(facts: Facts, entry_id: str | None) -> list[Evidence]:
-    """The lines that prove it: the initiating rank's first, then the matched rule lines."""
+def _evidence(facts: Facts, entry_id: str | None) -> tuple[list[Evidence], set[tuple[str, int]]]:
+    """The lines that prove it, the decisive line first; and the lines taken from the collateral to prove it.
+
+    One story by construction: a line is evidence or collateral, never both. The first failure and the matched
+    rule lines that are not collateral come first; a collateral line is evidence only when nothing else proves
+    the cause (then it leaves the collateral list). The first line is the decisive one: the initiating rank's
+    first line (its first failure when that is evidence), else the first failure or matched line.
+    """
+    collateral = {(c.file, c.line) for c in facts.collateral}
+    first = facts.initiating_event
     refs: list[LineRef] = []
-    if facts.initiating_event and not facts.initiating_event.collateral:
-        refs.append(facts.initiating_event.ref)
+    if first and not first.collateral and (first.ref.file, first.ref.line) not in collateral:
+        refs.append(first.ref)
     matching = [h for h in facts.rule_hits if h.entry_id == entry_id]
-    for hit in matching:
-        ordered = sorted(hit.lines, key=lambda r: (r.rank != facts.initiating_rank, r.file, r.line))
-        refs.extend(ordered)
+    matched = [r for hit in matching for r in sorted(hit.lines, key=lambda r: (r.rank != facts.initiating_rank, r.file, r.line))]
+    refs += [r for r in matched if (r.file, r.line) not in collateral]
     if not refs:
-        refs.extend(e.ref for e in facts.events if not e.collateral)
+        refs += matched  # the cause is proved only by lines the timeline calls collateral: they are evidence here
+    if not refs:
+        refs.extend(e.ref for e in facts.events if not e.collateral and (e.ref.file, e.ref.line) not in collateral)
     seen: set[tuple[str, int]] = set()
     out: list[Evidence] = []
     for r in refs:
@@ -53,7 +75,12 @@ def _evidence(facts: Facts, entry_id: str | None) -> list[Evidence]:
         out.append(Evidence(file=r.file, line=r.line, rank=r.rank, text=r.text))
         if len(out) >= _MAX_EVIDENCE:
             break
-    return sorted(out, key=lambda e: (e.rank != facts.initiating_rank, e.file, e.line))
+    # the decisive line: the first failure, or the initiating rank's first line when a launcher named another rank
+    own = next((e for e in out if e.rank == facts.initiating_rank), None) if facts.initiating_rank is not None else None
+    decisive = [own] if own is not None else out[:1]
+    rest = [e for e in out if e is not decisive[0]] if decisive else []
+    ordered = decisive + sorted(rest, key=lambda e: (e.rank != facts.initiating_rank, e.file, e.line))
+    return ordered, {(e.file, e.line) for e in ordered} & collateral
 
 
 def _run_summary(facts: Facts) -> str:
@@ -109,6 +136,8 @@ def compose_deterministic(
         category = entry.meta.category
     if run:
         summary = f"{summary} {run}"
+    evidence, moved = _evidence(facts, entry.id if entry else None)
+    collateral = [CollateralOut(**c.model_dump()) for c in facts.collateral if (c.file, c.line) not in moved]
     reasons = [r for h in facts.rule_hits if entry and h.entry_id == entry.id for r in h.reasons]
     explanation = None
     if entry is not None:
@@ -123,11 +152,11 @@ def compose_deterministic(
         confidence=round(confidence, 3),
         summary=summary,
         candidates=candidates,
-        evidence=_evidence(facts, entry.id if entry else None),
+        evidence=evidence,
         facts={name: FactOut(**f.public()) for name, f in sorted(facts.values.items())},  # type: ignore[arg-type]
         initiating_rank=facts.initiating_rank,
-        collateral=[CollateralOut(**c.model_dump()) for c in facts.collateral],
-        timeline=timeline_of(facts),
+        collateral=collateral,
+        timeline=timeline_of(facts, {(c.file, c.line) for c in collateral}, {(e.file, e.line) for e in evidence}),
         fix=fix,
         verify=verify,
         masked=dict(log.counts),
@@ -136,5 +165,7 @@ def compose_deterministic(
         composer="deterministic",
         notes=list(facts.notes),
         explanation=explanation,
+        answer=answer(facts, title=entry.title if entry else None, entry_id=entry.id if entry else None,
+                      evidence=evidence, candidates=candidates, files=len(log.files), lines=log.line_count),
         files=[{"name": f.name, "lines": len(f.lines)} for f in log.files],
     )

@@ -22,6 +22,7 @@ from pydantic import BaseModel, Field, ValidationError
 
 from retrieval.kb import KnowledgeBase, section_steps
 from service.compose import checks
+from service.compose.answer import answer as run_answer
 from service.errors import LLMError
 from service.guard import Fence, clean, safe_note
 from service.llm import Reply, complete, prepare
@@ -128,6 +129,10 @@ def _merge(base: Diagnosis, answer: LLMAnswer, *, log: MaskedLog, facts: Facts, 
         "verify": verify or (section_steps(entry.section("verify")) if entry else []),
         "composer": meta["model"],
         "explanation": base.explanation,
+        # one story: a line the answer cites is evidence, so it leaves the collateral; the answer names its entry
+        "collateral": [c for c in base.collateral if (c.file, c.line) not in {(e.file, e.line) for e in evidence}],
+        "answer": run_answer(facts, title=entry.title if entry else None, entry_id=entry.id if entry else None,
+                             evidence=evidence, candidates=base.candidates, files=len(log.files), lines=log.line_count),
         "notes": [*base.notes, *notes, *fix_notes, *verify_notes],
         "llm": meta,
     })

@@ -47,10 +47,12 @@ ERROR_PATTERNS: tuple[ErrorPattern, ...] = (
          r"srun: (?:forcing job termination|error: .*: task \d+: Terminated)|(?:STEP|JOB) [\d.]+ ON \S+ CANCELLED AT (?!.*DUE TO)",
          True, "the launcher (or the scheduler, cancelled by hand) terminates the ranks that were still running"),
     # torchrun's summary: "torch.distributed.elastic.multiprocessing.errors.ChildFailedError:", "failed (exitcode: 1) local_rank: 0";
-    # DeepSpeed "[launch.py:322:sigkill_handler] [...] exits with return code = 1"; srun "srun: error: node-1: task 3: Exited with exit code 1"
+    # DeepSpeed "[launch.py:322:sigkill_handler] [...] exits with return code = 1"; srun "srun: error: node-1: task 3: Exited with exit code 1",
+    # and srun on the tasks that aborted once the job was torn down: "srun: error: hpc-g101: tasks 0-7: Aborted (core dumped)"
     _err("launcher-summary",
          r"ChildFailedError|failed \(exitcode: -?\d+\) local_rank|^\s*Root Cause \(first observed failure\)|^\s*Failures:|"
          r"subprocess\.CalledProcessError|exits with return code = |: tasks? [\d,-]+: Exited with exit code|"
+         r"^srun: error: \S+: tasks? [\d,-]+: Aborted\b|"
          r"Worker group FAILED|FAILED with no error file|RayTaskError|TrainingFailedError",
          True, "the launcher's summary of a rank's exit, not a cause"),
     # Ctrl-C or the launcher's SIGINT: "KeyboardInterrupt" (a hang stopped by hand, not a failure of its own)

@@ -16,6 +16,7 @@ from retrieval.kb import Entry
 from service.api import deps
 from service.errors import AuthError, CrashdocError, InputError, NotFound, QuotaExceeded
 from service.facts.vocabulary import key_facts
+from service.models import Diagnosis
 from service.pipeline import Engine, ask, diagnose, history_of
 from service.web import encyclopedia as enc
 from service.web.forms import read_run
@@ -69,6 +70,12 @@ async def submit(request: Request) -> Response:
 # ---------------------------------------------------------------- a diagnosis and its chat
 
 
+def _card_facts(d: Diagnosis) -> list[str]:
+    """The fact cards: the facts that decided the cause first, then the key facts, six at most."""
+    deciding = [n for n in (d.answer.deciding_facts if d.answer else []) if n in d.facts]
+    return (deciding + [n for n in key_facts(d.facts) if n not in deciding])[:6]
+
+
 def _diagnosis_context(engine: Engine, diagnosis_id: str) -> dict[str, Any]:
     d = engine.store.get(diagnosis_id)
     excerpt = engine.store.excerpt(diagnosis_id)
@@ -79,7 +86,8 @@ def _diagnosis_context(engine: Engine, diagnosis_id: str) -> dict[str, Any]:
     return {
         "d": d, "entry": engine.kb.get(d.entry_id) if d.entry_id else None, "excerpt": excerpt, "cited": cited,
         "primary": primary, "anchors": anchors, "messages": history_of(engine, diagnosis_id), "entries": entries,
-        "key_facts": key_facts(d.facts)[:6],
+        "key_facts": _card_facts(d),
+        "deciding_values": [d.facts[n].value for n in (d.answer.deciding_facts if d.answer else []) if n in d.facts],
         "threshold": engine.settings.unknown_threshold, "phase": enc.phase_of(entry) if (entry := engine.kb.get(d.entry_id or "")) else None,
         "llm": bool(engine.settings.llm_model), "max_question": engine.settings.max_question_chars,
         "timeline_svg": swimlane(d),

@@ -84,6 +84,21 @@ def step_markdown(step: str) -> Markup:
     return render_markdown(first + ("\n" + textwrap.dedent(rest) if rest else ""), demote=3)
 
 
+def highlight(text: str, values: list[str]) -> Markup:
+    """A log line, escaped, with the figures that decided the cause (facts' values found in it) marked."""
+    needles = sorted({v for v in values if len(v) >= 2 and v in text}, key=len, reverse=True)
+    if not needles:
+        return Markup.escape(text)
+    pattern = re.compile("|".join(re.escape(n) for n in needles))
+    out: list[Markup] = []
+    at = 0
+    for m in pattern.finditer(text):
+        out += [Markup.escape(text[at:m.start()]), Markup("<mark>"), Markup.escape(m.group(0)), Markup("</mark>")]
+        at = m.end()
+    out.append(Markup.escape(text[at:]))
+    return Markup("").join(out)
+
+
 def line_anchor(file: str, line: int) -> str:
     return "L-" + re.sub(r"[^A-Za-z0-9_.-]", "_", file) + f"-{line}"
 
@@ -137,7 +152,7 @@ def environment() -> Environment:
     )
     env.filters.update(markdown=render_markdown, percent=percent, humanize=humanize, step=step_markdown,
                        link_entries=link_entries, category=category_title)
-    env.globals.update(static_url=static_url, line_anchor=line_anchor, citation_link=citation_link,
+    env.globals.update(static_url=static_url, line_anchor=line_anchor, highlight=highlight, citation_link=citation_link,
                        confidence_label=confidence_label, section_titles=SECTION_TITLES)
     return env
 
