@@ -74,7 +74,7 @@ def _figures(values: dict[str, Fact], deciding: Sequence[str]) -> list[str]:
     for n in deciding:  # the other facts the rule weighed (zero_stage 2, precision fp16, ...)
         if n in v and not n.endswith(_VERSION_SUFFIX) and n not in _FIGURE_FACTS and n not in ("gpu_model",):
             out.append(f"{n.replace('_', ' ')} {v[n]}")
-    if "signal" in v:
+    if "signal" in v and not out:  # how it ended, when nothing says more
         out.append(f"the process got {v['signal']}" + (f" (exit code {v['exit_code']})" if "exit_code" in v else ""))
     elif "exit_code" in v and not out:
         out.append(f"exit code {v['exit_code']}")
@@ -104,9 +104,7 @@ def run_sentence(facts: Facts, title: str | None, decisive: Evidence | None, dec
     on = f" on {gpu}" if gpu and rank is not None else ""
     who = _who(facts, rank)
     verb = "failed first" if rank is not None and facts.ranks_seen and len(facts.ranks_seen) > 1 else "failed"
-    head = f"{who}{on} {verb}{at}"
-    if title:
-        head += f" with {title}"
+    head = f"{who}{on} {verb}{at}"  # the title is the page's heading, right above: not repeated
     figures = _figures(facts.values, deciding)
     if title is None:
         tail = "; no entry of the encyclopedia matches its error well enough"
