@@ -70,6 +70,10 @@ class Settings(BaseSettings):
     slack_signing_secret: SecretStr | None = None
     # Slack's response_url must be https://hooks.slack.com/...; loopback http is for tests only (SSRF guard).
     slack_allow_insecure_response_url: bool = False
+    # The app's bot token (xoxb-...): with it, "Share to channel", the follow-up modal and the message shortcut on a
+    # file or snippet work (scopes chat:write, files:read; README, section Slack). Without it: slash commands only.
+    slack_bot_token: SecretStr | None = None
+    slack_api_url: str = "https://slack.com/api/"  # Slack's Web API; a loopback fake in tests
     retention_days: int = 0  # 0 keeps diagnoses forever
 
     # Plans: daily diagnosis allowance per workspace.

@@ -441,7 +441,7 @@ def diagnosed(crashdoc: Crashdoc, hook: SlackHook) -> Diagnosed:
         crashdoc_log.removeHandler(recorder)
         crashdoc_log.setLevel(level)
     actions = next(b for b in post["blocks"] if b["type"] == "actions")
-    return Diagnosed(ack, before, post, actions["elements"][0]["value"], recorder.lines)
+    return Diagnosed(ack, before, post, actions["elements"][1]["value"], recorder.lines)
 
 
 def test_pasted_log_is_acknowledged_at_once_as_an_ephemeral_message(diagnosed: Diagnosed) -> None:
@@ -452,25 +452,41 @@ def test_pasted_log_is_acknowledged_at_once_as_an_ephemeral_message(diagnosed: D
     assert diagnosed.posts_before_release == 0  # answered while the pipeline had not even started
 
 
-def test_the_diagnosis_is_posted_to_the_response_url_in_block_kit(diagnosed: Diagnosed) -> None:
+def test_the_diagnosis_is_posted_privately_as_a_compact_card(diagnosed: Diagnosed, engine) -> None:  # type: ignore[no-untyped-def]
     post = diagnosed.post
     assert limit_violations(post) == []
-    assert post["response_type"] == "in_channel"
+    # private to the person who pasted: an in_channel answer to a slash command also shows the channel the command
+    # itself, the raw unmasked paste (Slack: "both the response message and the initial slash command entered by the
+    # user will be shared in the channel"); sharing goes through "Share to channel", with the stored, masked card
+    assert post["response_type"] == "ephemeral"
+    stored = engine.store.get(diagnosed.diagnosis_id)
     kinds = [b["type"] for b in post["blocks"]]
-    assert kinds[0] == "header" and "out of memory" in post["blocks"][0]["text"]["text"].lower()
-    fields = " ".join(f["text"] for f in post["blocks"][1]["fields"])
-    assert "*Root cause*\n`cuda-oom`" in fields and "*Confidence*" in fields and "%" in fields
+    assert kinds == ["header", "section", "section", "section", "context", "actions"]
+    assert "out of memory" in post["blocks"][0]["text"]["text"].lower()
     sections = [b["text"]["text"] for b in post["blocks"] if b["type"] == "section"]
-    evidence = next(t for t in sections if t.startswith("*Evidence*"))
-    assert "```" in evidence and "CUDA out of memory. Tried to allocate 2.50 GiB" in evidence
-    assert any(t.startswith("*Fix*\n1. ") for t in sections)
-    assert any(t.startswith("*Verify*\n• ") for t in sections)
+    assert sections[0] == blocks.escape(stored.answer.sentence) and "2.50 GiB" in sections[0]
+    assert sections[1].startswith("*Decisive line*") and "```" in sections[1]
+    assert "CUDA out of memory. Tried to allocate 2.50 GiB" in sections[1]
+    assert sections[2].startswith("*First fix*\n") and f"{len(stored.fix) - 1} more step(s)" in sections[2]
+    assert not any(t.startswith(("*Fix*", "*Verify*")) for t in sections)  # details: the thread or the page
     page = f"{PUBLIC}/d/{diagnosed.diagnosis_id}"
     buttons = next(b for b in post["blocks"] if b["type"] == "actions")["elements"]
-    assert buttons[0]["action_id"] == blocks.ACTION_FOLLOWUP and buttons[0]["text"]["text"] == "Ask a follow-up"
-    assert buttons[1]["url"] == page
+    assert [b["action_id"] for b in buttons] == [blocks.ACTION_SHARE, blocks.ACTION_FOLLOWUP, blocks.ACTION_OPEN]
+    assert buttons[0]["text"]["text"] == "Share to channel" and buttons[1]["text"]["text"] == "Ask a follow-up"
+    assert buttons[2]["url"] == page
     assert f"<{page}|" in all_text(post)
     assert "cuda-oom" in post["text"]
+
+
+def test_share_without_a_bot_token_posts_the_stored_masked_card_to_the_channel(crashdoc: Crashdoc, hook: SlackHook,
+                                                                              diagnosed: Diagnosed) -> None:
+    url = hook.new_url("actions")
+    share = next(b for b in diagnosed.post["blocks"] if b["type"] == "actions")["elements"][0]
+    assert crashdoc.interact(block_actions(url, {**share, "block_id": "x", "action_ts": "1.2"})).status_code == 200
+    posted = hook.next(url)
+    assert posted["response_type"] == "in_channel" and limit_violations(posted) == []
+    assert blocks.ACTION_SHARE not in json.dumps(posted)
+    assert HF_TOKEN not in all_text(posted) and EMAIL not in all_text(posted)
 
 
 def test_the_pasted_log_is_masked_like_everything_else(diagnosed: Diagnosed, engine) -> None:  # type: ignore[no-untyped-def]
@@ -495,7 +511,7 @@ def test_follow_up_by_slash_command(crashdoc: Crashdoc, hook: SlackHook, diagnos
     assert r.status_code == 200 and r.json()["response_type"] == "ephemeral" and did in r.json()["text"]
     post = hook.next(url)
     assert limit_violations(post) == []
-    assert post["response_type"] == "in_channel"
+    assert post["response_type"] == "ephemeral"
     texts = [b["text"]["text"] for b in post["blocks"] if b["type"] == "section"]
     assert texts[0] == f"*Follow-up on `{did}`*\n>How do I fix it?"
     assert len(texts) >= 2 and "batch" in " ".join(texts[1:]).lower()
@@ -508,7 +524,8 @@ def test_follow_up_button_opens_a_question_box_and_the_answer_is_posted(crashdoc
                                                                          diagnosed: Diagnosed) -> None:
     did = diagnosed.diagnosis_id
     url = hook.new_url("actions")
-    button = next(b for b in diagnosed.post["blocks"] if b["type"] == "actions")["elements"][0]
+    button = next(e for b in diagnosed.post["blocks"] if b["type"] == "actions" for e in b["elements"]
+                  if e["action_id"] == blocks.ACTION_FOLLOWUP)
     r = crashdoc.interact(block_actions(url, {**button, "block_id": "x", "action_ts": "1.2"}))
     assert r.status_code == 200
     prompt = hook.next(url)
@@ -560,7 +577,25 @@ def test_a_log_too_long_for_slack_points_to_the_web_page_and_the_api(crashdoc: C
     text = message["blocks"][0]["text"]["text"]
     assert "too long for a slash command" in text and "4,000" in text and f"{len(long_log):,}" in text
     assert f"<{PUBLIC}/|" in text and f"{PUBLIC}/v1/diagnoses" in text
+    assert "Diagnose with crashdoc" in text and "file" in text  # the way round the limit
     assert "Diagnosing" not in message["text"]
+
+
+def _bare_angles(message: dict[str, Any]) -> list[str]:
+    """``<`` that is not a Slack link or mention: Slack would parse a literal placeholder as one."""
+    import re
+
+    return re.findall(r"<(?!https?://|mailto:|[@#!])[^>]*>?", all_text(message))
+
+
+def test_literal_placeholders_are_escaped_for_mrkdwn(engine) -> None:  # type: ignore[no-untyped-def]
+    entries = [engine.kb.get("cuda-oom")]
+    for message in (blocks.kb_message("oom", entries, "/crashdoc", None), blocks.too_long_message(3_999, None, "/crashdoc"),
+                    blocks.too_long_message(3_999, PUBLIC, "/crashdoc"), blocks.followup_prompt("d_abcd1234", "/crashdoc", 500),
+                    blocks.help_message("/crashdoc")):
+        assert _bare_angles(message) == [], message["text"][:80]
+    assert "&lt;pasted log&gt;" in all_text(blocks.kb_message("oom", entries, "/crashdoc", None))
+    assert "&lt;question&gt;" in all_text(blocks.followup_prompt("d_abcd1234", "/crashdoc", 500))
 
 
 @pytest.mark.parametrize(("text", "problem"), [
@@ -644,8 +679,12 @@ def test_block_kit_limits_hold_for_extreme_content() -> None:
     assert limit_violations(message) == []
     assert message["blocks"][0]["text"]["text"].endswith("…")
     assert message["blocks"][-1]["type"] == "actions" and message["blocks"][-2]["type"] == "context"
-    assert any(b["type"] == "section" and b["text"]["text"].startswith("*Fix*\n1. *Step 0*") for b in message["blocks"])
-    assert "more steps" in all_text(message)
+    assert any(b["type"] == "section" and b["text"]["text"].startswith("*First fix*\n*Step 0*") for b in message["blocks"])
+    assert limit_violations(blocks.diagnosis_message(d, PUBLIC, shared=True)) == []
+    details = blocks.details_message(d, PUBLIC + "/" + "p" * 4_000)
+    assert limit_violations(details) == []
+    assert any(b["type"] == "section" and b["text"]["text"].startswith("*Fix*\n1. *Step 0*") for b in details["blocks"])
+    assert "… more" in all_text(details)  # the cut says where the rest is
 
     unknown = d.model_copy(update={"entry_id": None, "fix": [], "verify": []})
     assert limit_violations(blocks.diagnosis_message(unknown, None)) == []

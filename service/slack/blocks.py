@@ -6,6 +6,7 @@ Every message is a dict ready to post to a ``response_url``: ``response_type``, 
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any
 
@@ -34,7 +35,12 @@ EVIDENCE_LINE = 600  # one log line in the evidence block (a CUDA OOM message is
 ACTION_FOLLOWUP = "crashdoc_followup"  # button: opens the question box
 ACTION_ASK = "crashdoc_ask"  # the question box itself (Enter sends it)
 ACTION_OPEN = "crashdoc_open"  # link button to the web page; Slack still reports the click
+ACTION_SHARE = "crashdoc_share"  # button on the private card: post the masked diagnosis to the channel
 ASK_BLOCK_PREFIX = "crashdoc_ask:"  # + diagnosis id: which diagnosis the question is about
+MODAL_ASK = "crashdoc_ask_modal"  # the follow-up modal's callback_id
+MODAL_QUESTION_BLOCK = "question"
+SHORTCUT_DIAGNOSE = "crashdoc_diagnose"  # the message shortcut "Diagnose with crashdoc"
+FIRST_FIX = 900  # the first fix step on the card
 
 Block = dict[str, Any]
 SlackMessage = dict[str, Any]
@@ -178,8 +184,9 @@ def _button(text: str, action_id: str, *, value: str | None = None, url: str | N
     return button
 
 
-def _actions(diagnosis_id: str, page: str | None, label: str) -> Block:
-    elements = [_button(label, ACTION_FOLLOWUP, value=diagnosis_id, primary=True)]
+def _actions(diagnosis_id: str, page: str | None, label: str, *, share: bool = False) -> Block:
+    elements = [_button("Share to channel", ACTION_SHARE, value=diagnosis_id, primary=True)] if share else []
+    elements.append(_button(label, ACTION_FOLLOWUP, value=diagnosis_id, primary=not share))
     if page:
         elements.append(_button("Open in crashdoc", ACTION_OPEN, url=page))
     return {"type": "actions", "elements": elements}
@@ -231,40 +238,65 @@ def _evidence_block(d: Diagnosis) -> Block | None:
     return _section(frame.format("\n".join(lines)))
 
 
-def diagnosis_message(d: Diagnosis, public_url: str | None) -> SlackMessage:
-    """Root cause, confidence, evidence, fix, verify, and the way to the web page and follow-ups."""
-    page = page_url(public_url, d.id)
-    fields = [
-        "*Root cause*\n" + (f"`{escape(d.entry_id)}`" if d.entry_id else "unknown: no entry fits well enough"),
-        f"*Confidence*\n{d.confidence:.0%}",
-    ]
-    if d.category:
-        fields.append(f"*Category*\n{escape(d.category)}")
-    if d.initiating_rank is not None:
-        fields.append(f"*Failed first*\nrank {d.initiating_rank}" + (f" ({len(d.collateral)} collateral error line(s) elsewhere)" if d.collateral else ""))
-    head = [_header(d.title), _section(escape(d.summary), fields)]
-    evidence = _evidence_block(d)
-    if evidence:
-        head.append(evidence)
+def _card_head(d: Diagnosis) -> list[Block]:
+    """Title, this run's sentence, the decisive line, the first fix: the answer, first."""
+    sentence = d.answer.sentence if d.answer else d.summary
+    head = [_header(d.title), _section(escape(sentence))]
+    if d.evidence:
+        e = d.evidence[0]
+        where = f"`{escape(e.file)}:{e.line}`" + (f" · rank {e.rank}" if e.rank is not None else "")
+        head.append(_section(f"*Decisive line* {where}\n```\n{_fence_safe(escape(clip(e.text, EVIDENCE_LINE)))}\n```"))
+    if d.fix:
+        more = f"\n_{len(d.fix) - 1} more step(s) in the details._" if len(d.fix) > 1 else ""
+        head.append(_section(f"*First fix*\n{_clip_mrkdwn(mrkdwn(d.fix[0]), FIRST_FIX)}{more}"))
+    elif not d.entry_id and d.candidates:
+        closest = ", ".join(f"`{escape(c.entry_id)}` ({c.score:.2f})" for c in d.candidates[:3])
+        head.append(_section(f"*Closest entries* {closest}"))
+    return head
 
-    middle = [_section(t) for t in _pack("*Fix*", [f"{i}. {mrkdwn(s)}" for i, s in enumerate(d.fix, 1)])] if d.fix else []
-    if d.verify:
-        middle += [_section(t) for t in _pack("*Verify*", [f"• {mrkdwn(s)}" for s in d.verify])]
-    if not d.entry_id and d.candidates:
-        closest = [f"• `{escape(c.entry_id)}` {escape(c.title)} ({c.score:.2f})" for c in d.candidates]
-        middle += [_section(t) for t in _pack("*Closest entries*", closest)]
 
-    notes = [f"Diagnosis `{d.id}`", f"composer {escape(d.composer)}"]
+def _card_notes(d: Diagnosis, page: str | None) -> Block:
+    cause = f"`{escape(d.entry_id)}` · confidence {d.confidence:.0%}" if d.entry_id else "no entry fits well enough"
+    notes = [cause, f"diagnosis `{d.id}`"]
     if d.masked:
         notes.append("masked before analysis: " + ", ".join(f"{escape(k)} {v}" for k, v in sorted(d.masked.items())))
     if page:
         notes.append(f"<{page}|the full diagnosis>")
-    tail = [_context(*notes), _actions(d.id, page, "Ask a follow-up")]
+    return _context(*notes)
 
+
+def _fallback(d: Diagnosis, page: str | None) -> str:
     cause = f"{d.title} ({d.entry_id}, confidence {d.confidence:.0%})" if d.entry_id else d.title
-    fallback = f"crashdoc: {escape(cause)}" + (f" {page}" if page else "")
-    more = f"… more steps on <{page}|the web page>" if page else "… more steps: `crashdoc` CLI or GET /v1/diagnoses/" + d.id
-    return _message(fallback, _fit(head, middle, tail, more), in_channel=True)
+    return f"crashdoc: {escape(cause)}" + (f" {page}" if page else "")
+
+
+def diagnosis_message(d: Diagnosis, public_url: str | None, *, shared: bool = False) -> SlackMessage:
+    """The compact card: title, this run's sentence, the decisive line, the first fix, and the buttons.
+
+    Private (ephemeral) to the person who asked, with "Share to channel"; ``shared`` is the channel's copy, made
+    from the stored (masked) diagnosis only, whose details go in its thread (``details_message``)."""
+    page = page_url(public_url, d.id)
+    blocks = [*_card_head(d), _card_notes(d, page), _actions(d.id, page, "Ask a follow-up", share=not shared)]
+    return _message(_fallback(d, page), blocks, in_channel=shared)
+
+
+def details_message(d: Diagnosis, public_url: str | None) -> SlackMessage:
+    """Everything the card leaves out: every evidence line, the whole fix, how to verify (for the thread)."""
+    page = page_url(public_url, d.id)
+    head: list[Block] = []
+    evidence = _evidence_block(d)
+    if evidence:
+        head.append(evidence)
+    middle = [_section(t) for t in _pack("*Fix*", [f"{i}. {mrkdwn(s)}" for i, s in enumerate(d.fix, 1)])] if d.fix else []
+    if d.verify:
+        middle += [_section(t) for t in _pack("*Verify*", [f"• {mrkdwn(s)}" for s in d.verify])]
+    if d.answer and d.answer.why:
+        middle += [_section(t) for t in _pack("*Why crashdoc thinks so*", [f"• {escape(w)}" for w in d.answer.why])]
+    if d.collateral:
+        middle.append(_context(f"{len(d.collateral)} collateral error line(s) on other ranks: consequences, not causes."))
+    more = f"… more on <{page}|the web page>" if page else "… more: GET /v1/diagnoses/" + d.id
+    tail = [_context(f"Details of diagnosis `{d.id}`")]
+    return _message(f"Details of {d.id}", _fit(head, middle, tail, more), in_channel=True)
 
 
 def answer_message(diagnosis_id: str, asked: Message, answered: Message, public_url: str | None) -> SlackMessage:
@@ -279,7 +311,7 @@ def answer_message(diagnosis_id: str, asked: Message, answered: Message, public_
     tail = [_context(*notes), _actions(diagnosis_id, page, "Ask another")]
     more = f"… the rest on <{page}|the web page>" if page else "… the rest: GET /v1/diagnoses/" + diagnosis_id + "/messages"
     gist = clip(" ".join(answered.text.split()), 200)
-    return _message(f"crashdoc on {diagnosis_id}: {escape(gist)}", _fit(head, middle, tail, more), in_channel=True)
+    return _message(f"crashdoc on {diagnosis_id}: {escape(gist)}", _fit(head, middle, tail, more))
 
 
 def followup_prompt(diagnosis_id: str, command: str, max_chars: int) -> SlackMessage:
@@ -297,8 +329,28 @@ def followup_prompt(diagnosis_id: str, command: str, max_chars: int) -> SlackMes
             "dispatch_action_config": {"trigger_actions_on": ["on_enter_pressed"]},
         },
     }
-    hint = _context(f"Press Enter to send. Or type `{escape(command)} ask {diagnosis_id} <question>`.")
+    hint = _context(f"Press Enter to send. Or type `{escape(f'{command} ask {diagnosis_id} <question>')}`.")
     return _message(f"Ask a follow-up about {diagnosis_id}", [box, hint])
+
+
+def followup_modal(diagnosis_id: str, channel_id: str, max_chars: int) -> dict[str, Any]:
+    """The follow-up modal (``views.open``): the question box; the answer comes back privately in the channel."""
+    return {
+        "type": "modal",
+        "callback_id": MODAL_ASK,
+        "private_metadata": json.dumps({"diagnosis": diagnosis_id, "channel": channel_id})[:3000],
+        "title": {"type": "plain_text", "text": "Ask crashdoc"},
+        "submit": {"type": "plain_text", "text": "Ask"},
+        "close": {"type": "plain_text", "text": "Cancel"},
+        "blocks": [{
+            "type": "input",
+            "block_id": MODAL_QUESTION_BLOCK,
+            "label": {"type": "plain_text", "text": clip(f"Your question about {diagnosis_id}", 2000)},
+            "element": {"type": "plain_text_input", "action_id": ACTION_ASK, "multiline": True,
+                        "max_length": min(max_chars, INPUT_MAX_LENGTH),
+                        "placeholder": {"type": "plain_text", "text": "e.g. How do I confirm this is the cause?"}},
+        }],
+    }
 
 
 def _entry_title(entry: Entry, public_url: str | None) -> str:
@@ -314,14 +366,16 @@ def kb_message(words: str, entries: list[Entry], command: str, public_url: str |
     head = [_section(f"*Encyclopedia entries for* “{escape(clip(words, 200))}”")]
     middle = [_section(f"*{_entry_title(e, public_url)}*  `{e.id}` · {escape(e.meta.category)}\n{escape(e.meta.summary)}")
               for e in entries]
-    tail = [_context(f"Diagnose a run: `{escape(command)} <pasted log>`")]
+    tail = [_context(f"Diagnose a run: `{escape(f'{command} <pasted log>')}`, or the message shortcut *Diagnose with crashdoc* on a log file")]
     return _message(f"{len(entries)} encyclopedia entries for “{escape(words)}”", _fit(head, middle, tail, "…"))
 
 
 def help_message(command: str) -> SlackMessage:
     lines = [f"• `{escape(' '.join(p for p in (command, s.word, s.args) if p))}`  {escape(s.summary)}" for s in SUBCOMMANDS]
     text = "*crashdoc* tells you why a GPU training run died and how to fix it.\n" + "\n".join(lines)
-    note = "Logs are masked (secrets, hosts, users) before anything reads them."
+    note = ("Logs are masked (secrets, hosts, users) before anything reads them. Results are private to you until "
+            "you press *Share to channel*. A command carries at most 4,000 characters: for a whole multi-rank log, "
+            "upload it as a file or snippet and use the message shortcut *Diagnose with crashdoc*.")
     return _message(text, [_section(text), _context(note)])
 
 
@@ -340,8 +394,11 @@ def too_long_message(chars: int, public_url: str | None, command: str) -> SlackM
         "so crashdoc would miss the end of the log, where the failure usually is.\n"
         f"• Paste or upload the whole log on the web page: {page}\n"
         f"• Or send it to the API: ```curl --data-binary @train.log -H 'Content-Type: text/plain' {api}/v1/diagnoses```\n"
-        f"• Or paste only the last lines (under {TOO_LONG_AT:,} characters): the failure is usually there.\n"
-        f"Then ask follow-ups here: `{escape(command)} ask <diagnosis id> <question>`."
+        "• Or upload the log to Slack as a file (or a snippet) and run the message shortcut *Diagnose with crashdoc* "
+        "on it (the ⋯ menu of the message): a file has no 4,000-character limit.\n"
+        f"• Or paste only the last lines (under {TOO_LONG_AT:,} characters), but on a multi-rank run the end of the log "
+        "is often the ranks that died second, not the first failure.\n"
+        f"Then ask follow-ups here: `{escape(f'{command} ask <diagnosis id> <question>')}`."
     )
     return _message(f"This log is too long for a slash command ({chars:,} characters).", [_section(text)])
 

@@ -20,7 +20,7 @@ class Subcommand:
 
 
 SUBCOMMANDS: tuple[Subcommand, ...] = (
-    Subcommand("", "<pasted log>", f"diagnose a pasted log (the last lines are enough; up to {TOO_LONG_AT:,} characters)"),
+    Subcommand("", "<pasted log>", f"diagnose a pasted log (up to {TOO_LONG_AT:,} characters; a whole log: upload it and use the shortcut Diagnose with crashdoc)"),
     Subcommand("ask", "<diagnosis id> <question>", "ask a follow-up question about a diagnosis"),
     Subcommand("kb", "<search words>", "search the encyclopedia of failures"),
     Subcommand("help", "", "this message"),

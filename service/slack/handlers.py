@@ -4,12 +4,15 @@ from __future__ import annotations
 
 from retrieval.index import lexical_search
 from retrieval.kb import Entry
+from service.errors import InputError
 from service.models import Source
 from service.pipeline import Engine, ask, diagnose
 from service.slack import blocks
 from service.slack.blocks import SlackMessage
+from service.slack.webapi import SlackApi
 
 PASTED_LOG_NAME = "slack-paste.log"
+MESSAGE_LOG_NAME = "slack-message.log"
 KB_RESULTS = 5
 
 
@@ -17,6 +20,34 @@ def diagnose_pasted(engine: Engine, log: str, public_url: str | None) -> SlackMe
     """A pasted log through the whole pipeline (masked first, stored like any other diagnosis)."""
     d = diagnose(engine, [Source(name=PASTED_LOG_NAME, data=log.encode("utf-8"))])
     return blocks.diagnosis_message(d, public_url)
+
+
+def diagnose_message(engine: Engine, api: SlackApi | None, file_ids: list[str], text: str,
+                     public_url: str | None) -> SlackMessage:
+    """The message shortcut: the message's files and snippets (read with files:read) are the run; without files, its text."""
+    if file_ids and api is None:
+        raise InputError("crashdoc cannot read Slack files on this server.",
+                         hint="Set CRASHDOC_SLACK_BOT_TOKEN (scopes chat:write, files:read), or paste the log's end after /crashdoc.")
+    limit = engine.limits.max_upload_bytes
+    sources = [api.file_source(f, limit) for f in file_ids] if api is not None else []
+    if not sources and text.strip():
+        sources = [Source(name=MESSAGE_LOG_NAME, data=text.encode("utf-8"))]
+    if not sources:
+        raise InputError("This message has no log to diagnose.",
+                         hint="Run the shortcut on a message with the log as a file or snippet, or its text pasted in.")
+    d = diagnose(engine, sources)
+    return blocks.diagnosis_message(d, public_url)
+
+
+def share(engine: Engine, api: SlackApi, diagnosis_id: str, channel: str, public_url: str | None) -> SlackMessage:
+    """The channel's copy, from the stored (masked) diagnosis only: the card, then its details in the thread."""
+    d = engine.store.get(diagnosis_id)
+    card = blocks.diagnosis_message(d, public_url, shared=True)
+    posted = api.call("chat.postMessage", channel=channel, text=card["text"], blocks=card["blocks"], unfurl_links=False)
+    details = blocks.details_message(d, public_url)
+    api.call("chat.postMessage", channel=channel, thread_ts=posted.get("ts"), text=details["text"], blocks=details["blocks"],
+             unfurl_links=False)
+    return blocks.ack_message(f":white_check_mark: Shared `{diagnosis_id}` to the channel (the masked diagnosis only; details in its thread).")
 
 
 def answer_question(engine: Engine, diagnosis_id: str, question: str, public_url: str | None) -> SlackMessage:

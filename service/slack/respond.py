@@ -60,17 +60,22 @@ def post(url: str, message: SlackMessage) -> int | None:
     return response.status_code
 
 
-def deliver(url: str, job: Callable[[], SlackMessage], *, what: str) -> None:
-    """Run ``job`` and post its message; a failure becomes a message to the user, never silence."""
+def run_job(job: Callable[[], SlackMessage], *, what: str) -> SlackMessage:
+    """Run ``job``; a failure becomes a message to the user (what went wrong, what to do), never silence."""
     try:
-        message = job()
+        return job()
     except Exception as exc:  # every failure must reach the user who asked
         ref = secrets.token_hex(4)
         if isinstance(exc, CrashdocError):
             log.info("slack %s refused (ref %s): %s", what, ref, exc.code)
         else:
             log.error("slack %s failed (ref %s): %s", what, ref, exc.__class__.__name__)
-        message = error_message(exc, ref)
+        return error_message(exc, ref)
+
+
+def deliver(url: str, job: Callable[[], SlackMessage], *, what: str) -> None:
+    """Run ``job`` and post its message to the ``response_url``."""
+    message = run_job(job, what=what)
     status = post(url, message)
     if status == 400 and "blocks" in message:
         # Slack refused the blocks (invalid_blocks): the plain text still tells the user the outcome.

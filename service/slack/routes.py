@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import logging
+from collections.abc import Callable
 from functools import partial
 from typing import Any
 from urllib.parse import parse_qs
@@ -21,6 +22,7 @@ from service.api.deps import Spent, refunding
 from service.errors import BadRequest, ConfigError, TooLarge
 from service.settings import Settings
 from service.slack import blocks, handlers
+from service.slack.blocks import SlackMessage
 from service.slack.commands import (
     DIAGNOSIS_ID,
     Ask,
@@ -32,8 +34,9 @@ from service.slack.commands import (
     parse,
     unescape,
 )
-from service.slack.respond import check_response_url, deliver
+from service.slack.respond import check_response_url, deliver, run_job
 from service.slack.verify import verify_request
+from service.slack.webapi import SlackApi
 from service.store.accounts import USAGE_NOUNS, until_reset, utc_now
 
 log = logging.getLogger("crashdoc.slack")
@@ -142,24 +145,109 @@ async def slash_command(request: Request, background: BackgroundTasks) -> Respon
     return JSONResponse(message)
 
 
-@router.post("/interactions", summary="Slack interactivity (the follow-up button and question box)")
+def _post_ephemeral(api: SlackApi, channel: str, user: str, job: Any, what: str) -> None:
+    """Run ``job`` and show its message to ``user`` only, in ``channel`` (chat.postEphemeral)."""
+    message = run_job(job, what=what)
+    try:
+        api.call("chat.postEphemeral", channel=channel, user=user, text=message.get("text", ""), blocks=message.get("blocks"))
+    except ConfigError:
+        log.warning("slack %s: the private answer could not be posted", what)
+
+
+def _shared_card(engine: Any, diagnosis_id: str, public_url: str | None) -> SlackMessage:
+    return blocks.diagnosis_message(engine.store.get(diagnosis_id), public_url, shared=True)
+
+
+def _id_of(value: object) -> str:
+    return str(value.get("id") or "") if isinstance(value, dict) else ""
+
+
+async def _message_shortcut(request: Request, background: BackgroundTasks, payload: dict[str, Any]) -> Response:
+    """ "Diagnose with crashdoc" on a message: its files and snippets (or its text) are the run; the result is private."""
+    settings, engine = deps.settings(request), deps.engine(request)
+    url = _response_url(settings, payload.get("response_url"))
+    found = payload.get("message")
+    message: dict[str, Any] = found if isinstance(found, dict) else {}
+    files = [str(f.get("id")) for f in (message.get("files") or []) if isinstance(f, dict) and f.get("id")]
+    if isinstance(spent := await _spend(request, _id_of(payload.get("team")), "diagnosis"), dict):
+        background.add_task(deliver, url, partial(dict, spent), what="allowance")
+        return Response(status_code=200)
+    job = refunding(spent, partial(handlers.diagnose_message, engine, SlackApi.from_settings(settings), files,
+                                   str(message.get("text") or ""), settings.public_url))
+    background.add_task(deliver, url, job, what="shortcut")
+    log.info("slack shortcut diagnose (%d file(s))", len(files))
+    return Response(status_code=200)
+
+
+async def _modal_submitted(request: Request, background: BackgroundTasks, payload: dict[str, Any]) -> Response:
+    """The follow-up modal's question: answered privately to its author in the channel the card was in."""
+    settings, engine = deps.settings(request), deps.engine(request)
+    found = payload.get("view")
+    view: dict[str, Any] = found if isinstance(found, dict) else {}
+    try:
+        meta = json.loads(view.get("private_metadata") or "{}")
+        question = str(view["state"]["values"][blocks.MODAL_QUESTION_BLOCK][blocks.ACTION_ASK]["value"] or "")
+    except (ValueError, KeyError, TypeError) as exc:
+        raise BadRequest("The follow-up modal came back without its question.") from exc
+    diagnosis_id, channel = str(meta.get("diagnosis") or ""), str(meta.get("channel") or "")
+    api = SlackApi.from_settings(settings)
+    if not DIAGNOSIS_ID.match(diagnosis_id) or api is None:
+        raise BadRequest("The follow-up modal names no diagnosis.")
+    user = _id_of(payload.get("user"))
+    if isinstance(spent := await _spend(request, _id_of(payload.get("team")), "question"), dict):
+        background.add_task(_post_ephemeral, api, channel, user, partial(dict, spent), "allowance")
+        return Response(status_code=200)
+    job = refunding(spent, partial(handlers.answer_question, engine, diagnosis_id, question, settings.public_url))
+    background.add_task(_post_ephemeral, api, channel, user, job, "ask")
+    log.info("slack modal ask")
+    return Response(status_code=200)  # an empty 200 closes the modal
+
+
+@router.post("/interactions", summary="Slack interactivity (buttons, the follow-up modal, the message shortcut)")
 async def interaction(request: Request, background: BackgroundTasks) -> Response:
     form = await _signed_form(request)
     try:
         payload = json.loads(form.get("payload", ""))
     except ValueError as exc:
         raise BadRequest("The interaction has no JSON payload.", hint="Slack sends it in the `payload` form field.") from exc
-    if not isinstance(payload, dict) or payload.get("type") != "block_actions":
-        return Response(status_code=200)  # shortcuts, views: nothing crashdoc offers
+    if not isinstance(payload, dict):
+        return Response(status_code=200)
+    if payload.get("type") == "message_action" and payload.get("callback_id") == blocks.SHORTCUT_DIAGNOSE:
+        return await _message_shortcut(request, background, payload)
+    view = payload.get("view")
+    if payload.get("type") == "view_submission" and isinstance(view, dict) and view.get("callback_id") == blocks.MODAL_ASK:
+        return await _modal_submitted(request, background, payload)
+    if payload.get("type") != "block_actions":
+        return Response(status_code=200)  # other shortcuts, views: nothing crashdoc offers
     settings, engine = deps.settings(request), deps.engine(request)
+    api = SlackApi.from_settings(settings)
+    channel = _id_of(payload.get("channel")) or _id_of((payload.get("container") or {}) if isinstance(payload.get("container"), dict) else None)
     for action in payload.get("actions") or []:
         if not isinstance(action, dict):
             continue
         action_id = action.get("action_id")
-        if action_id == blocks.ACTION_FOLLOWUP:
+        if action_id == blocks.ACTION_SHARE:
+            diagnosis_id = str(action.get("value") or "")
+            if not DIAGNOSIS_ID.match(diagnosis_id):
+                raise BadRequest("The share button names no diagnosis.")
+            url = _response_url(settings, payload.get("response_url"))
+            job: Callable[[], SlackMessage]
+            if api is not None and channel:
+                job = partial(handlers.share, engine, api, diagnosis_id, channel, settings.public_url)
+            else:  # no bot token: the channel's copy goes through the button's response_url (the stored, masked card)
+                job = partial(_shared_card, engine, diagnosis_id, settings.public_url)
+            background.add_task(deliver, url, job, what="share")
+            log.info("slack interaction share")
+        elif action_id == blocks.ACTION_FOLLOWUP:
             diagnosis_id = str(action.get("value") or "")
             if not DIAGNOSIS_ID.match(diagnosis_id):
                 raise BadRequest("The follow-up button names no diagnosis.")
+            trigger = str(payload.get("trigger_id") or "")
+            if api is not None and trigger and channel:  # the modal, opened now: a trigger_id lives 3 seconds
+                view_ = blocks.followup_modal(diagnosis_id, channel, settings.max_question_chars)
+                await to_thread.run_sync(partial(api.call, "views.open", trigger_id=trigger, view=view_))
+                log.info("slack interaction follow-up modal")
+                continue
             url = _response_url(settings, payload.get("response_url"))
             prompt = partial(blocks.followup_prompt, diagnosis_id, DEFAULT_COMMAND, settings.max_question_chars)
             background.add_task(deliver, url, prompt, what="follow-up prompt")
@@ -170,9 +258,7 @@ async def interaction(request: Request, background: BackgroundTasks) -> Response
                 raise BadRequest("The question box names no diagnosis.")
             url = _response_url(settings, payload.get("response_url"))
             question = str(action.get("value") or "")
-            team = payload.get("team")
-            team_id = str(team.get("id") or "") if isinstance(team, dict) else ""
-            if isinstance(spent := await _spend(request, team_id, "question"), dict):
+            if isinstance(spent := await _spend(request, _id_of(payload.get("team")), "question"), dict):
                 background.add_task(deliver, url, partial(dict, spent), what="allowance")
                 continue
             job = refunding(spent, partial(handlers.answer_question, engine, diagnosis_id, question, settings.public_url))
