@@ -12,14 +12,18 @@ from anyio import to_thread
 from fastapi import FastAPI, Request, Response
 from fastapi.middleware.cors import CORSMiddleware
 from fastapi.responses import JSONResponse
+from fastapi.routing import APIRoute
 
 from service.api import errors
 from service.api.account_routes import router as account_router
+from service.api.deps import rate_limit_headers
 from service.api.routes import router
 from service.pipeline import Engine
 from service.settings import Settings, get_settings
 from service.slack import router as slack_router
+from service.store.idempotency import IdempotencyKeys
 from service.web import router as web_router
+from service.web.shared import router as shared_router
 
 log = logging.getLogger("crashdoc.api")
 
@@ -92,6 +96,12 @@ class BodyCap:
         await self.app(scope, replay, send)
 
 
+def operation_id(route: APIRoute) -> str:
+    """A readable operation id: the handler's name in camelCase (``create_diagnosis`` -> ``createDiagnosis``)."""
+    head, *rest = route.name.split("_")
+    return head + "".join(w.capitalize() for w in rest)
+
+
 def create_app(settings: Settings | None = None, engine: Engine | None = None) -> FastAPI:
     settings = settings or get_settings()
     engine = engine or Engine(settings)
@@ -100,6 +110,7 @@ def create_app(settings: Settings | None = None, engine: Engine | None = None) -
     async def lifespan(app: FastAPI) -> Any:
         await to_thread.run_sync(engine.warm)
         _ = engine.store
+        IdempotencyKeys(engine.store).purge()
         if settings.retention_days > 0:
             purged = engine.store.purge(settings.retention_days)
             if purged:
@@ -114,6 +125,7 @@ def create_app(settings: Settings | None = None, engine: Engine | None = None) -
         responses=errors.ERROR_RESPONSES,
         docs_url=None,  # served below from local assets, not a CDN
         redoc_url=None,  # ReDoc exists only as a CDN script
+        generate_unique_id_function=operation_id,
     )
     _configure_logging(settings.log_level)
     app.state.engine = engine
@@ -122,7 +134,9 @@ def create_app(settings: Settings | None = None, engine: Engine | None = None) -
     app.add_middleware(BodyCap, limit=settings.max_json_bytes)
     if settings.cors_origins:
         app.add_middleware(CORSMiddleware, allow_origins=settings.cors_origins, allow_methods=["GET", "POST", "DELETE"],
-                           allow_headers=["Authorization", "Content-Type", "Content-Encoding"])
+                           allow_headers=["Authorization", "Content-Type", "Content-Encoding", "Idempotency-Key", "Accept"],
+                           expose_headers=["Location", "Retry-After", "RateLimit-Limit", "RateLimit-Remaining",
+                                           "RateLimit-Reset", "RateLimit-Policy", "Idempotent-Replayed", "X-Request-ID"])
 
     @app.middleware("http")
     async def request_id(request: Request, call_next: Any) -> Response:
@@ -133,6 +147,8 @@ def create_app(settings: Settings | None = None, engine: Engine | None = None) -
         t0 = time.perf_counter()
         response: Response = await call_next(request)
         response.headers["X-Request-ID"] = rid
+        for k, v in rate_limit_headers(request).items():
+            response.headers.setdefault(k, v)
         if request.url.path == "/docs":
             response.headers.setdefault("Content-Security-Policy", DOCS_CSP)
         for k, v in SECURITY_HEADERS.items():
@@ -145,6 +161,7 @@ def create_app(settings: Settings | None = None, engine: Engine | None = None) -
     app.include_router(account_router)
     app.include_router(slack_router)
     app.include_router(web_router)  # the pages, outside the OpenAPI schema
+    app.include_router(shared_router)  # /s/{token}: a diagnosis opened from its share link
     return app
 
 

@@ -5,8 +5,13 @@
     │   ├── EmptyInput          nothing to diagnose                        (422)
     │   ├── BinaryInput         not a text log                             (415)
     │   ├── TooLarge            over a size or count limit                 (413)
+    │   ├── UnsupportedType     a Content-Type the route does not read     (415)
+    │   ├── KeyReused           an Idempotency-Key used for another request (422)
     │   └── BadRequest          malformed request                          (400/422)
+    ├── NotAcceptable           no representation the Accept header allows  (406)
+    ├── InFlight                the same Idempotency-Key is still running   (409, Retry-After)
     ├── NotFound                no such diagnosis, entry or case            (404)
+    │   └── Gone                a share link that was revoked               (410)
     ├── AuthError               missing or wrong credentials                (401/403)
     ├── QuotaExceeded           plan allowance spent                        (429)
     ├── ConfigError             the installation is misconfigured           (exit 2, 500)
@@ -58,9 +63,38 @@ class BadRequest(InputError):
     status = 400
 
 
+class UnsupportedType(InputError):
+    code = "unsupported_media_type"
+    status = 415
+
+
+class KeyReused(InputError):
+    code = "idempotency_key_reused"
+    status = 422
+
+
+class NotAcceptable(CrashdocError):
+    code = "not_acceptable"
+    status = 406
+
+
+class InFlight(CrashdocError):
+    code = "idempotency_in_flight"
+    status = 409
+
+    def __init__(self, message: str, *, retry_after_s: int, hint: str | None = None) -> None:
+        super().__init__(message, hint=hint)
+        self.retry_after_s = retry_after_s
+
+
 class NotFound(CrashdocError):
     code = "not_found"
     status = 404
+
+
+class Gone(NotFound):
+    code = "gone"
+    status = 410
 
 
 class AuthError(CrashdocError):

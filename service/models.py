@@ -238,3 +238,5 @@ class Diagnosis(BaseModel):
     files: list[dict[str, object]] = Field(default_factory=list)
     llm: dict[str, object] | None = None
     created_at: str = Field(default_factory=lambda: datetime.now(UTC).isoformat(timespec="seconds"))
+    # A share link: opens the diagnosis read-only without an API key (revocable); set by the service, null from the CLI.
+    url: str | None = None

@@ -12,7 +12,7 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 from functools import cached_property
 
 from retrieval.embed import Encoder, export_dir, get_encoder, identity_of, is_exported
@@ -124,6 +124,12 @@ def mask_selected(run: RawRun, masker: Masker | None = None) -> MaskedLog:
                 lines[i] = line
         files.append(MaskedFile(name=name, lines=lines, dropped=dropped))
     return MaskedLog(files=files, counts=dict(sorted(state.counts.items())))
+
+
+def mask_for_upload(engine: Engine, sources: Sequence[Source], on_read: Callable[[int], None] | None = None) -> MaskedLog:
+    """What ``crashdoc diagnose --server`` sends: the lines a diagnosis reads (the prefilter's selection), masked
+    on this machine by the same masking; every other line left empty, so line numbers stay the files' own."""
+    return mask_selected(ingest(sources, engine.limits, on_read=on_read), engine.masker)
 
 
 def _reading_notes(raw: RawRun, log: MaskedLog) -> list[str]:
@@ -253,7 +259,7 @@ def _store_exchange(engine: Engine, q: _Question, reply: chat.Reply) -> tuple[Me
 
 def _message(role: str, body: str, created: datetime) -> Message:
     data = json.loads(body)
-    when = created.isoformat(timespec="seconds")
+    when = (created if created.tzinfo else created.replace(tzinfo=UTC)).isoformat(timespec="seconds")  # SQLite: naive UTC
     if role == "user":
         return Message(role=role, text=data["text"], created_at=when)
     reply = chat.Reply.model_validate(data)

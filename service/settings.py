@@ -75,6 +75,14 @@ class Settings(BaseSettings):
     slack_bot_token: SecretStr | None = None
     slack_api_url: str = "https://slack.com/api/"  # Slack's Web API; a loopback fake in tests
     retention_days: int = 0  # 0 keeps diagnoses forever
+    idempotency_ttl_s: int = Field(default=24 * 3600, ge=60)  # how long a POST's Idempotency-Key and its answer are kept
+    # Signs the share links (a diagnosis's ``url``). Set the same value on every replica; unset, a secret is made
+    # once and kept in the database (every replica on that database reads it).
+    share_secret: SecretStr | None = None
+
+    # The client side (``crashdoc diagnose --server``): the service's URL and the workspace's API key.
+    server_url: str | None = None
+    api_key: SecretStr | None = None
 
     # Plans: daily diagnosis allowance per workspace.
     plan_free_daily: int = 5

@@ -115,7 +115,7 @@ def test_api_errors_are_json_with_the_right_status(server):
     binary = httpx.post(f"{url}/v1/diagnoses", content=bytes(range(256)) * 64, headers={"Content-Type": "text/plain"})
     missing = httpx.get(f"{url}/v1/diagnoses/d_doesnotexist")
     wrong_type = httpx.post(f"{url}/v1/diagnoses", content=b"{}", headers={"Content-Type": "application/json"})
-    for r, status in ((empty, 422), (binary, 415), (missing, 404), (wrong_type, 400)):
+    for r, status in ((empty, 422), (binary, 415), (missing, 404), (wrong_type, 415)):
         assert r.status_code == status, r.text
         assert set(r.json()["error"]) >= {"code", "message"}
     assert httpx.get(f"{url}/healthz").json()["status"] == "ok"

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Path, Query, Request, Response
-from pydantic import BaseModel, Field
+from fastapi import APIRouter, Depends, Path, Query, Request, Response
 
-from service.api.deps import CallerDep, accounts, require_workspace
+from service.api.deps import CallerDep, accounts, require_json, require_workspace
+from service.api.schemas import AllowanceOut, DiagnosisItem, DiagnosisPage, RedeemIn, UsageOut, WorkspaceOut
 from service.settings import Settings
 from service.store.accounts import KINDS, Workspace, allowance, next_utc_midnight, utc_now
 
@@ -20,50 +20,6 @@ router = APIRouter()
 # What a diagnosis id can look like (``d_`` and URL-safe characters); anything else is a 422, not a lookup.
 DiagnosisId = Annotated[str, Path(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9_-]+$",
                                   description="a diagnosis id, e.g. d_3kq9XyZ0abcdEFgh")]
-
-
-class AllowanceOut(BaseModel):
-    diagnoses_per_day: int | None = Field(description="null: no limit")
-    questions_per_day: int | None = Field(description="follow-up questions, counted separately; null: no limit")
-
-
-class UsageOut(BaseModel):
-    diagnoses: int
-    questions: int
-
-
-class WorkspaceOut(BaseModel):
-    id: str
-    name: str
-    plan: str = Field(description="the plan in force now (an evaluation plan while it lasts)")
-    base_plan: str = Field(description="the plan the workspace falls back to")
-    plan_until: str | None = Field(description="when the evaluation plan ends (UTC), or null")
-    allowance: AllowanceOut
-    used_today: UsageOut = Field(description="this UTC day")
-    resets_at: str = Field(description="the next 00:00 UTC")
-
-
-class RedeemIn(BaseModel):
-    code: str = Field(min_length=1, max_length=100, description="an evaluation code, EVAL-XXXX-XXXX-XXXX-XXXX")
-
-
-class DiagnosisItem(BaseModel):
-    id: str
-    created_at: str
-    entry_id: str | None
-    title: str
-    category: str | None
-    confidence: float
-    summary: str
-    composer: str
-
-
-class DiagnosisPage(BaseModel):
-    items: list[DiagnosisItem]
-    total: int
-    limit: int
-    offset: int
-    next_offset: int | None = Field(description="the offset of the next page, or null on the last one")
 
 
 def _settings(request: Request) -> Settings:
@@ -92,7 +48,7 @@ def get_workspace(request: Request, who: CallerDep) -> WorkspaceOut:
     return workspace_out(request, require_workspace(who, "Reading a workspace"))
 
 
-@router.post("/v1/workspace/redeem", response_model=WorkspaceOut, tags=["workspace"])
+@router.post("/v1/workspace/redeem", response_model=WorkspaceOut, tags=["workspace"], dependencies=[Depends(require_json)])
 def redeem_code(body: RedeemIn, request: Request, who: CallerDep) -> WorkspaceOut:
     """Redeem a single-use evaluation code: its plan for its days, then the workspace falls back to its plan."""
     ws = require_workspace(who, "Redeeming an evaluation code")

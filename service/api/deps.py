@@ -5,10 +5,15 @@
                                          or anonymous (when ``allow_anonymous``); 401 otherwise
     spending(request, caller, kind)      counts one diagnosis or question against the caller's daily
                                          allowance before the work (429 with Retry-After when spent) and
-                                         gives it back if the request then fails
+                                         gives it back if the request then fails; the answer's RateLimit-*
+                                         headers say what is left (``rate_limit_headers``)
     consume(...) -> Spent | None         the same count for any subject (Slack's teams); ``Spent.refund()``
                                          and ``refunding(spent, job)`` give it back when the work fails
+    shares(request) -> ShareLinks        the share links (signed with the deployment's secret), made once per app
+    with_url(request, diagnosis)         the diagnosis with its share link as ``url``
     read_body, read_sources              a request's log, raw body or multipart files, within the limits
+                                         (415 for another Content-Type)
+    require_json                         route dependency: 415 unless the body is application/json (or +json)
 
 A wrong or revoked key is refused even where anonymous use is allowed: a bot with a broken key should
 hear about it, not silently drop to the anonymous allowance. The key itself is never logged.
@@ -30,9 +35,17 @@ from starlette.datastructures import FormData, UploadFile
 from starlette.exceptions import HTTPException
 from starlette.formparsers import MultiPartException, MultiPartParser
 
-from service.errors import AuthError, BadRequest, EmptyInput, QuotaExceeded, StoreError, TooLarge
+from service.errors import (
+    AuthError,
+    BadRequest,
+    EmptyInput,
+    QuotaExceeded,
+    StoreError,
+    TooLarge,
+    UnsupportedType,
+)
 from service.ingest import Limits
-from service.models import Source
+from service.models import Diagnosis, Source
 from service.pipeline import Engine
 from service.settings import Settings
 from service.store.accounts import (
@@ -44,6 +57,7 @@ from service.store.accounts import (
     until_reset,
     utc_now,
 )
+from service.store.shares import ShareLinks, share_url
 
 log = logging.getLogger("crashdoc.api")
 T = TypeVar("T")
@@ -135,6 +149,7 @@ class Spent:
     kind: str
     day: date
     request_id: str | None = None
+    used: int = 0  # the day's count with this use
 
     def refund(self) -> None:
         """Give the use back (the work it paid for failed). A database that is down only costs the use: logged."""
@@ -148,9 +163,10 @@ class Spent:
 async def consume(request: Request, subject: str, kind: str, limit: int | None) -> Spent | None:
     """Count one ``kind`` for ``subject`` today; None (nothing counted) when its allowance is already spent."""
     acc, day = accounts(request), utc_now().date()
-    if await to_thread.run_sync(acc.consume, subject, kind, limit, day) is None:
+    used = await to_thread.run_sync(acc.consume, subject, kind, limit, day)
+    if used is None:
         return None
-    return Spent(acc, subject, kind, day, getattr(request.state, "request_id", None))
+    return Spent(acc, subject, kind, day, getattr(request.state, "request_id", None), used)
 
 
 def refunding(spent: Spent | None, job: Callable[[], T]) -> Callable[[], T]:
@@ -178,12 +194,53 @@ async def spending(request: Request, who: Caller, kind: str) -> AsyncIterator[No
     spent = await consume(request, who.subject, kind, limit)
     if spent is None:
         assert limit is not None
+        _rate_limit(request, limit, 0)
         raise quota_exceeded(who, allowed, kind, limit)
+    if limit is not None:
+        _rate_limit(request, limit, limit - spent.used)
     try:
         yield
     except Exception:
         await to_thread.run_sync(spent.refund)
+        if limit is not None:
+            _rate_limit(request, limit, limit - spent.used + 1)
         raise
+
+
+def _rate_limit(request: Request, limit: int, remaining: int) -> None:
+    """What the answer's RateLimit-* headers will say (``rate_limit_headers``, added by the app's middleware)."""
+    request.state.rate_limit = (limit, max(0, remaining), until_reset(utc_now())[0])
+
+
+def rate_limit_headers(request: Request) -> dict[str, str]:
+    """RateLimit-Limit, -Remaining, -Reset (seconds to 00:00 UTC) and -Policy for a request that counted a use
+    against a daily allowance (draft-ietf-httpapi-ratelimit-headers); none for the others."""
+    counted: tuple[int, int, int] | None = getattr(request.state, "rate_limit", None)
+    if counted is None:
+        return {}
+    limit, remaining, reset = counted
+    return {"RateLimit-Limit": str(limit), "RateLimit-Remaining": str(remaining), "RateLimit-Reset": str(reset),
+            "RateLimit-Policy": f"{limit};w=86400"}
+
+
+def shares(request: Request) -> ShareLinks:
+    """The app's share links; the secret (from settings, else the database's) is read once."""
+    links: ShareLinks | None = getattr(request.app.state, "share_links", None)
+    if links is None:
+        secret = settings(request).share_secret
+        links = request.app.state.share_links = ShareLinks(engine(request).store, secret.get_secret_value() if secret else None)
+    return links
+
+
+def public_base(request: Request) -> str:
+    """Where the service is reached from outside: ``CRASHDOC_PUBLIC_URL``, else the request's own base URL."""
+    return settings(request).public_url or str(request.base_url)
+
+
+def with_url(request: Request, diagnosis: Diagnosis) -> Diagnosis:
+    """The diagnosis with ``url``: its share link (null once revoked). Runs a query: call it off the event loop."""
+    token = shares(request).token(diagnosis.id)
+    return diagnosis.model_copy(update={"url": share_url(public_base(request), token) if token else None})
 
 
 # ---------------------------------------------------------------- the pool for big requests
@@ -263,7 +320,7 @@ async def read_sources(request: Request, limits: Limits) -> list[Source]:
         await form.close()
         return sources
     if ctype not in _TEXT_TYPES and not ctype.startswith("text/"):
-        raise BadRequest(
+        raise UnsupportedType(
             f"Unsupported content type '{ctype}'.",
             hint="Send the log as text/plain (optionally Content-Encoding: gzip) or multipart/form-data 'files'.",
         )
@@ -272,3 +329,12 @@ async def read_sources(request: Request, limits: Limits) -> list[Source]:
     # Content-Encoding: gzip bodies are recognised by their magic bytes in ingest and decompressed there,
     # within the decompressed-size limit.
     return [Source(name=request.headers.get("x-crashdoc-filename", "log.txt")[:200] or "log.txt", data=body)]
+
+
+def require_json(request: Request) -> None:
+    """415 for a JSON route sent another Content-Type (FastAPI would answer a 422 about the body's shape)."""
+    ctype = request.headers.get("content-type", "").split(";")[0].strip().lower()
+    main, _, sub = ctype.partition("/")
+    if not (main == "application" and (sub == "json" or sub.endswith("+json"))):
+        raise UnsupportedType(f"This route reads JSON, not '{ctype or 'no Content-Type'}'.",
+                              hint="Send the body as JSON with 'Content-Type: application/json'.")

@@ -10,7 +10,7 @@ from fastapi.responses import JSONResponse
 from pydantic import BaseModel
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from service.errors import AuthError, CrashdocError, QuotaExceeded, StoreError
+from service.errors import AuthError, CrashdocError, InFlight, QuotaExceeded, StoreError
 
 log = logging.getLogger("crashdoc.api")
 
@@ -29,7 +29,9 @@ class ErrorOut(BaseModel):
 
 _ERROR_STATUSES = {
     400: "malformed request", 401: "missing, wrong or revoked API key", 404: "no such diagnosis or entry (or not yours)",
-    413: "over a size or count limit", 415: "not a text log", 422: "invalid or empty input",
+    406: "no representation the Accept header allows (application/json, text/markdown)",
+    413: "over a size or count limit", 415: "a Content-Type the route does not read, or not a text log",
+    422: "invalid or empty input, or an Idempotency-Key reused for a different request",
     429: "the daily allowance is spent (Retry-After)", 503: "the database is unavailable (Retry-After)",
 }
 # Documented on every operation, so the OpenAPI schema names each status the API can answer.
@@ -40,7 +42,7 @@ _STORE_RETRY_AFTER_S = 5
 
 
 def _headers(exc: CrashdocError) -> dict[str, str] | None:
-    if isinstance(exc, QuotaExceeded):
+    if isinstance(exc, (QuotaExceeded, InFlight)):
         return {"Retry-After": str(exc.retry_after_s)}
     if isinstance(exc, StoreError):
         return {"Retry-After": str(_STORE_RETRY_AFTER_S)}

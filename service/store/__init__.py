@@ -21,7 +21,7 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from service.errors import NotFound, StoreError
 from service.models import Diagnosis, Evidence
-from service.store.schema import DiagnosisRow, MessageRow
+from service.store.schema import DiagnosisRow, IdempotencyRow, MessageRow, ShareRow
 
 _MIGRATIONS = Path(__file__).resolve().parent.parent / "migrations"
 _migrate_lock = threading.Lock()
@@ -105,7 +105,7 @@ class Store:
     def delete(self, diagnosis_id: str, workspace_id: str | None = None) -> None:
         with self.session() as s:
             row = self._row(s, diagnosis_id, workspace_id)
-            s.execute(delete(MessageRow).where(MessageRow.diagnosis_id == row.id))
+            self._delete_dependents(s, [row.id])
             s.delete(row)
 
     def purge(self, older_than_days: int) -> int:
@@ -114,9 +114,17 @@ class Store:
         with self.session() as s:
             ids = s.scalars(select(DiagnosisRow.id).where(DiagnosisRow.created_at < cutoff)).all()
             if ids:
-                s.execute(delete(MessageRow).where(MessageRow.diagnosis_id.in_(ids)))
+                self._delete_dependents(s, list(ids))
                 s.execute(delete(DiagnosisRow).where(DiagnosisRow.id.in_(ids)))
             return len(ids)
+
+    @staticmethod
+    def _delete_dependents(s: Session, ids: list[str]) -> None:
+        """What goes with a diagnosis: its chat, its share link, and the kept answers of idempotent requests
+        that hold it (a retry after the deletion makes a new diagnosis rather than replaying a deleted one)."""
+        s.execute(delete(MessageRow).where(MessageRow.diagnosis_id.in_(ids)))
+        s.execute(delete(ShareRow).where(ShareRow.diagnosis_id.in_(ids)))
+        s.execute(delete(IdempotencyRow).where(IdempotencyRow.resource_id.in_(ids)))
 
     # ------------------------------------------------------------ chat
 

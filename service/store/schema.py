@@ -92,3 +92,49 @@ class EvalCodeRow(Base):
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
     redeemed_by: Mapped[str | None] = mapped_column(ForeignKey("workspaces.id", ondelete="SET NULL"), nullable=True)
     redeemed_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+
+
+# ---------------------------------------------------------------- API conventions (migration 0003)
+
+
+class IdempotencyRow(Base):
+    """A POST's ``Idempotency-Key`` within its caller's scope: the request's fingerprint and, once done, its answer.
+
+    ``state`` is "pending" while the first request runs (its ``expires_at`` is then short, so a replica that died
+    mid-request frees the key) and "done" with the answer kept until ``expires_at``."""
+
+    __tablename__ = "idempotency_keys"
+
+    scope: Mapped[str] = mapped_column(String(80), primary_key=True)  # the caller: a workspace id or "anon:<address>"
+    key_hash: Mapped[str] = mapped_column(String(64), primary_key=True)  # SHA-256 of the key the client chose
+    fingerprint: Mapped[str] = mapped_column(String(64))  # SHA-256 of the route and the request's content
+    state: Mapped[str] = mapped_column(String(16))  # "pending" | "done"
+    status: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    body: Mapped[str | None] = mapped_column(Text, nullable=True)  # the answer's JSON (masked text only)
+    resource_id: Mapped[str | None] = mapped_column(String(32), nullable=True, index=True)  # the diagnosis it made or is about
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    expires_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), index=True)
+
+
+class ShareRow(Base):
+    """A diagnosis's share link: the nonce its signed token covers; ``revoked_at`` set when the link was revoked.
+
+    Deleted with its diagnosis (so the link answers 404); a new nonce makes every earlier link of it invalid."""
+
+    __tablename__ = "share_links"
+
+    diagnosis_id: Mapped[str] = mapped_column(ForeignKey("diagnoses.id", ondelete="CASCADE"), primary_key=True)
+    nonce: Mapped[str] = mapped_column(String(32))
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    revoked_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+
+
+class ServiceSecretRow(Base):
+    """A secret made once for the whole deployment (every replica reads the same one): the share-link key when
+    ``CRASHDOC_SHARE_SECRET`` is not set."""
+
+    __tablename__ = "service_secrets"
+
+    name: Mapped[str] = mapped_column(String(40), primary_key=True)
+    value: Mapped[str] = mapped_column(String(128))
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))

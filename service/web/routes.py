@@ -26,7 +26,7 @@ from service.web.templating import assets, line_anchor, masked_kinds, page
 router = APIRouter(include_in_schema=False)
 
 # The facts worth a glance in the diagnosis's header, in this order (all of them are in the facts table).
-_PRIVATE = {"Cache-Control": "no-store", "X-Robots-Tag": "noindex"}  # a diagnosis is the user's, not the web's
+PRIVATE = {"Cache-Control": "no-store", "X-Robots-Tag": "noindex"}  # a diagnosis is the user's, not the web's
 
 
 # Errors a person can act on, shown on the page they came from (the API maps the same tree to JSON).
@@ -76,31 +76,32 @@ def _card_facts(d: Diagnosis) -> list[str]:
     return (deciding + [n for n in key_facts(d.facts) if n not in deciding])[:6]
 
 
-def _diagnosis_context(engine: Engine, diagnosis_id: str) -> dict[str, Any]:
-    d = engine.store.get(diagnosis_id)
-    excerpt = engine.store.excerpt(diagnosis_id)
+def diagnosis_context(engine: Engine, diagnosis_id: str, workspace_id: str | None = None) -> dict[str, Any]:
+    """What the diagnosis page shows; ``workspace_id``: the owner's, for a shared link (``web.shared``)."""
+    d = engine.store.get(diagnosis_id, workspace_id)
+    excerpt = engine.store.excerpt(diagnosis_id, workspace_id)
     primary = {line_anchor(e.file, e.line) for e in d.evidence} | {line_anchor(c.file, c.line) for c in d.collateral[:20]}
     anchors = primary | {line_anchor(e.file, e.line) for e in excerpt}  # what a chat citation can link to
     cited = {(e.file, e.line) for e in d.evidence}
     entries = {c.entry_id: engine.kb.get(c.entry_id) for c in d.candidates}
     return {
         "d": d, "entry": engine.kb.get(d.entry_id) if d.entry_id else None, "excerpt": excerpt, "cited": cited,
-        "primary": primary, "anchors": anchors, "messages": history_of(engine, diagnosis_id), "entries": entries,
+        "primary": primary, "anchors": anchors, "messages": history_of(engine, diagnosis_id, workspace_id), "entries": entries,
         "key_facts": _card_facts(d),
         "deciding_values": [d.facts[n].value for n in (d.answer.deciding_facts if d.answer else []) if n in d.facts],
         "threshold": engine.settings.unknown_threshold, "phase": enc.phase_of(entry) if (entry := engine.kb.get(d.entry_id or "")) else None,
         "llm": bool(engine.settings.llm_model), "max_question": engine.settings.max_question_chars,
-        "timeline_svg": swimlane(d),
+        "timeline_svg": swimlane(d), "shared": False,
     }
 
 
 @router.get("/d/{diagnosis_id}")
 def diagnosis_page(diagnosis_id: str, request: Request) -> Response:
     try:
-        ctx = _diagnosis_context(deps.engine(request), diagnosis_id)
+        ctx = diagnosis_context(deps.engine(request), diagnosis_id)
     except NotFound:
         return _not_found("There is no diagnosis with this id.", "Diagnoses can be purged after the retention period; paste the log again.")
-    return page("diagnosis.html", headers=_PRIVATE, chat_error=None, **ctx)
+    return page("diagnosis.html", headers=PRIVATE, chat_error=None, **ctx)
 
 
 @router.get("/d/{diagnosis_id}/chat")
@@ -108,10 +109,10 @@ def chat_fragment(diagnosis_id: str, request: Request) -> Response:
     """The conversation as an HTML fragment: the page swaps it in when a streamed answer is complete."""
     engine = deps.engine(request)
     try:
-        ctx = _diagnosis_context(engine, diagnosis_id)
+        ctx = diagnosis_context(engine, diagnosis_id)
     except NotFound:
         return _not_found("There is no diagnosis with this id.", "Reload the page.")
-    return page("_messages.html", headers=_PRIVATE, **ctx)
+    return page("_messages.html", headers=PRIVATE, **ctx)
 
 
 @router.post("/d/{diagnosis_id}/ask")
@@ -128,8 +129,8 @@ async def ask_form(diagnosis_id: str, request: Request) -> Response:
     except NotFound:
         return _not_found("There is no diagnosis with this id.", "Paste the log again.")
     except _SHOWN_ON_PAGE as exc:
-        ctx = await to_thread.run_sync(lambda: _diagnosis_context(engine, diagnosis_id))
-        return page("diagnosis.html", status=exc.status, headers={**_PRIVATE, **_retry_after(exc)}, chat_error=exc, **ctx)
+        ctx = await to_thread.run_sync(lambda: diagnosis_context(engine, diagnosis_id))
+        return page("diagnosis.html", status=exc.status, headers={**PRIVATE, **_retry_after(exc)}, chat_error=exc, **ctx)
     return RedirectResponse(f"/d/{quote(diagnosis_id)}#chat", status_code=303)
 
 
