@@ -321,6 +321,7 @@ def test_accept_text_markdown_answers_the_pr_comment(app):
     assert md.status_code == 200 and md.headers["content-type"].startswith("text/markdown")
     assert "Accept" in md.headers["Vary"]
     assert made.text == md.text and as_json["id"] in md.text and as_json["entry_id"] in md.text
+    assert as_json["url"] and f"]({as_json['url']})" in md.text  # the link a teammate can open
     assert not md.text.lstrip().startswith("{")
     assert refused.status_code == refused_post.status_code == 406
     assert refused.json()["error"]["code"] == "not_acceptable" and "text/markdown" in refused.json()["error"]["message"]
