@@ -18,7 +18,9 @@ from __future__ import annotations
 from service.facts.rules import (
     autograd,
     checkpoint,
+    containers,
     cuda,
+    cuda_runtime,
     deepspeed,
     distributed,
     environment,
@@ -28,12 +30,16 @@ from service.facts.rules import (
     memory,
     model,
     numerics,
+    torch_core,
+    torch_distributed,
 )
 from service.facts.rules.base import Boost, Rule
 
 # The modules in priority order: their rules are tried in this order.
 MODULES = (cuda, memory, hardware, inference, deepspeed, distributed, numerics, autograd, model, checkpoint,
-           environment, infra)
+           environment, infra,
+           # the domains added with kb/ as the catalogue of record (kb-torch)
+           cuda_runtime, containers, torch_core, torch_distributed)
 RULES: tuple[Rule, ...] = tuple(rule for module in MODULES for rule in module.RULES)
 
 __all__ = ["MODULES", "RULES", "Boost", "Rule"]

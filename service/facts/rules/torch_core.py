@@ -1,0 +1,46 @@
+"""PyTorch core: autograd and indexing errors the CPU kernels and autograd engine raise with a clear message."""
+
+from __future__ import annotations
+
+from service.facts.rules.base import Boost, Rule
+
+RULES: tuple[Rule, ...] = (
+    Rule(
+        "backward-non-scalar",
+        "backward-non-scalar-output",
+        (
+            # "RuntimeError: grad can be implicitly created only for scalar outputs"
+            # "RuntimeError: grad can be implicitly created only for real scalar outputs but got torch.int64"
+            r"grad can be implicitly created only for (?:real )?scalar outputs",
+        ),
+        0.95,
+        boosts=(
+            # DataParallel: "UserWarning: Was asked to gather along dimension 0, but all input tensors were scalars; will instead unsqueeze and return a vector."
+            Boost(0.03, "DataParallel gathered one loss per GPU into a vector", line=r"all input tensors were scalars; will instead unsqueeze"),
+        ),
+    ),
+    Rule(
+        "embedding-index-out-of-range",
+        "embedding-index-out-of-range",
+        (
+            # CPU index_select in F.embedding: "IndexError: index out of range in self"
+            r"index out of range in self",
+        ),
+        0.85,
+        boosts=(
+            # '  File ".../torch/nn/functional.py", line 2551, in embedding' / "return torch.embedding(weight, input, padding_idx, ..."
+            Boost(0.08, "the traceback goes through an embedding lookup", line=r"torch\.embedding\(|in embedding$|_embeddings\(|word_embeddings|position_embeddings"),
+            # HF tokenizer: "Token indices sequence length is longer than the specified maximum sequence length for this model (1030 > 512)"
+            Boost(0.04, "the tokenizer warned that sequences exceed the model's maximum length", line=r"Token indices sequence length is longer than the specified maximum"),
+        ),
+    ),
+    Rule(
+        "loss-target-out-of-bounds",
+        "loss-target-out-of-bounds",
+        (
+            # CPU nll_loss / cross_entropy: "IndexError: Target 5 is out of bounds." / "IndexError: Target -1 is out of bounds."
+            r"Target -?\d+ is out of bounds\.",
+        ),
+        0.92,
+    ),
+)

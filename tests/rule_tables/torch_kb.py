@@ -1,0 +1,57 @@
+"""Rule table rows for the kb-torch domains (CUDA runtime/driver, containers, PyTorch core and distributed,
+compile, Triton, JAX, clusters): real log lines that must fire each rule, and near misses that must not.
+Joined to tests/test_rules.py's tables."""
+
+from __future__ import annotations
+
+FIRES: list[tuple[str, str | tuple[str, ...]]] = [
+    ("nvml-driver-library-mismatch", "Failed to initialize NVML: Driver/library version mismatch"),
+    ("nvml-driver-library-mismatch", "[ 1234.567890] NVRM: API mismatch: the client has the version 550.127.05, but"),
+    ("nvml-driver-library-mismatch", ("stderr: Auto-detected mode as 'legacy'",
+                                      "nvidia-container-cli: initialization error: nvml error: driver/library version mismatch: unknown")),
+    ("fabric-manager-not-ready", "UserWarning: CUDA initialization: Unexpected error from cudaGetDeviceCount(). Did you run some cuda "
+                                 "functions before calling NumCudaDevices() that might have already set an error? Error 802: system not yet initialized"),
+    ("fabric-manager-not-ready", "cupy_backends.cuda.api.runtime.CUDARuntimeError: cudaErrorSystemNotReady: system not yet initialized"),
+    ("cuda-device-busy", "RuntimeError: CUDA error: CUDA-capable device(s) is/are busy or unavailable"),
+    ("cuda-device-busy", "cupy_backends.cuda.api.runtime.CUDARuntimeError: cudaErrorDevicesUnavailable: CUDA-capable device(s) is/are busy or unavailable"),
+    ("container-gpu-runtime-missing", 'docker: Error response from daemon: could not select device driver "" with capabilities: [[gpu]].'),
+    ("container-gpu-runtime-missing", "docker: Error response from daemon: unknown or invalid runtime name: nvidia."),
+    ("nvidia-container-cli", "nvidia-container-cli: initialization error: load library failed: libnvidia-ml.so.1: cannot open shared object file: no such file or directory: unknown."),
+    ("nvidia-container-cli", "nvidia-container-cli: device error: 4: unknown device: unknown"),
+    ("container-require-cuda", "nvidia-container-cli: requirement error: unsatisfied condition: cuda>=12.8, please update your driver to a newer version, or use an earlier cuda container: unknown."),
+    ("backward-non-scalar", "RuntimeError: grad can be implicitly created only for scalar outputs"),
+    ("backward-non-scalar", "RuntimeError: grad can be implicitly created only for real scalar outputs but got torch.int64"),
+    ("embedding-index-out-of-range", "IndexError: index out of range in self"),
+    ("loss-target-out-of-bounds", "IndexError: Target 5 is out of bounds."),
+    ("loss-target-out-of-bounds", "[rank3]: IndexError: Target -1 is out of bounds."),
+    ("ddp-params-mismatch", "[rank0]: RuntimeError: DDP expects same model across all ranks, but Rank 0 has 6 params, while rank 1 has inconsistent 4 params."),
+    ("ddp-params-mismatch", "[rank1]: RuntimeError: [1]: params[0] in this process with sizes [32008, 16] appears not to match sizes of the same param in process 0."),
+    ("dcp-missing-key", "[rank0]: RuntimeError: Missing key in checkpoint state_dict: model.adapter.weight."),
+    ("dcp-missing-key-legacy", ("torch.distributed.checkpoint.api.CheckpointException: CheckpointException ranks:dict_keys([0, 1])",
+                                '  File "/opt/conda/lib/python3.10/site-packages/torch/distributed/checkpoint/default_planner.py", line 254, in create_default_local_load_plan',
+                                "KeyError: 'model.output.weight'")),
+    ("dtensor-mixed-tensor", "[rank1]: RuntimeError: aten.mul.Tensor got mixed torch.Tensor and DTensor, need to convert all torch.Tensor to DTensor before calling distributed operators!"),
+    ("dtensor-mixed-tensor", "RuntimeError: aten.add.Tensor: got mixed torch.Tensor and DTensor, need to convert all torch.Tensor to DTensor before calling distributed operators!"),
+]
+
+NEAR_MISSES: list[tuple[str, str | tuple[str, ...]]] = [
+    # the host mismatch seen through the container hook belongs to the mismatch entry, not the hook's
+    ("nvidia-container-cli", "nvidia-container-cli: initialization error: nvml error: driver/library version mismatch: unknown"),
+    # error 803 alone is the driver entry's (compat libraries, too-old drivers) unless NVML or the kernel says mismatch
+    ("nvml-driver-library-mismatch", "Error 803: system has unsupported display driver / cuda driver combination"),
+    ("fabric-manager-not-ready", "UserWarning: CUDA initialization: Unexpected error from cudaGetDeviceCount(). Did you run some cuda functions before calling NumCudaDevices() that might have already set an error? Error 803: system has unsupported display driver / cuda driver combination"),
+    ("nvidia-container-cli", "nvidia-container-cli: requirement error: unsatisfied condition: cuda>=12.8, please update your driver to a newer version, or use an earlier cuda container: unknown."),
+    ("embedding-index-out-of-range", "IndexError: list index out of range"),
+    ("loss-target-out-of-bounds", "IndexError: index 5 is out of bounds for dimension 0 with size 5"),
+    ("ddp-params-mismatch", "RuntimeError: Expected to have finished reduction in the prior iteration before starting a new one."),
+    ("dcp-missing-key", "Missing key(s) in state_dict: \"classifier.weight\", \"classifier.bias\"."),
+    ("cuda-device-busy", "NCCL WARN Duplicate GPU detected : rank 1 and rank 0 both on CUDA device 1b000"),
+]
+
+DECIDED_BY_CONTEXT: list[tuple[tuple[str, ...], str]] = [
+    # nvidia-smi's NVML mismatch next to torch's error 803: the mismatch entry, not the too-old driver
+    (("Failed to initialize NVML: Driver/library version mismatch",
+      "UserWarning: CUDA initialization: Unexpected error from cudaGetDeviceCount(). Did you run some cuda functions before calling "
+      "NumCudaDevices() that might have already set an error? Error 803: system has unsupported display driver / cuda driver combination"),
+     "nvml-driver-library-mismatch"),
+]
