@@ -186,15 +186,16 @@ def leaks_and_damage(corpus: Corpus, masked_lines: list[str]) -> tuple[int, int]
 def run_stock(text: str) -> tuple[Clock, str]:
     """Stock Presidio as documented, on a blank pipeline (no model download), the public-suffix list offline."""
     import tldextract
+
+    from service.masking import checks
+    from service.masking.presidio import blank_nlp_engine, import_presidio
+
+    import_presidio()  # transformers and torch hidden, as crashdoc imports it
     from presidio_analyzer import AnalyzerEngine
     from presidio_anonymizer import AnonymizerEngine
 
-    from service.masking import checks
-    from service.masking.engine import BlankSpacyNlpEngine
-
     tldextract.extract = checks.OFFLINE_TLD  # keep the stock EmailRecognizer from fetching the list at run time
-    nlp = BlankSpacyNlpEngine()
-    nlp.load()
+    nlp = blank_nlp_engine()
     analyzer = AnalyzerEngine(nlp_engine=nlp, supported_languages=["en"])
     anonymizer = AnonymizerEngine()
     with Clock() as clock:

@@ -62,7 +62,7 @@ def test_the_compiled_recognizers_and_rules_are_re2_objects() -> None:
     from service.masking import get_masker
 
     masker = get_masker()
-    compiled = [rx for r in masker.analyzer.registry.recognizers for _, rx, _, _ in getattr(r, "_compiled", [])]
+    compiled = [rx for recs in masker.recognizers.values() for r in recs for _, rx, _, _ in r._compiled]
     assert len(compiled) == sum(len(e.patterns) for e in REGISTRY)
     assert all(isinstance(rx, linear_regex.Regex) for rx in compiled)
     assert all(isinstance(rx, linear_regex.Regex) for rule in RULES for rx in (*rule.compiled, *rule.excluded))

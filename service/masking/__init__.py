@@ -6,7 +6,7 @@
 
 Modules: ``recognizers`` (the one registry), ``base`` (what an entry is, the recognizer classes),
 ``checks`` (host and value tests), ``protect`` (diagnostic tokens), ``kinds`` (placeholders, counts keys),
-``engine`` (Presidio set-up, prefilter, overlap rules), ``pseudonyms``, ``stream`` (lines, multi-line
+``engine`` (the recognizers, prefilter, overlap rules), ``presidio`` (the registry inside Presidio), ``pseudonyms``, ``stream`` (lines, multi-line
 state, caches, learned names).
 """
 
@@ -15,13 +15,9 @@ from __future__ import annotations
 import threading
 from collections.abc import Iterable, Iterator
 
-from service.masking._presidio import import_presidio
-
-import_presidio()  # before any module below imports Presidio
-
-from service.masking.engine import Masker, Span  # noqa: E402
-from service.masking.stream import MaskState, mask_chunks, mask_line, mask_lines_stream, mask_segment  # noqa: E402
-from service.models import MaskedFile, MaskedLog, RawRun  # noqa: E402
+from service.masking.engine import Masker, Span
+from service.masking.stream import MaskState, mask_chunks, mask_line, mask_lines_stream, mask_segment
+from service.models import MaskedFile, MaskedLog, RawRun
 
 __all__ = [
     "MaskState",
@@ -41,7 +37,7 @@ _lock = threading.Lock()
 
 
 def get_masker() -> Masker:
-    """The process-wide Masker, built on first use (a second or so: Presidio and spaCy set-up)."""
+    """The process-wide Masker, built on first use (its patterns compiled)."""
     global _masker
     if _masker is None:
         with _lock:

@@ -1,6 +1,11 @@
-"""The shape of a registry entry, and the Presidio recognizer classes the entries build.
+"""The shape of a registry entry, and the recognizer each entry builds.
 
-An ``Entry`` is gated twice before Presidio spends time on a line: by the entry's needles and trigger
+A recognizer is a Presidio-style pattern recognizer (same results, same duplicate rule) that imports
+nothing from Presidio: ``presidio_analyzer`` imports spaCy and its command line (requests, typer, rich,
+httpx, jinja2) whatever is used, about 200 MB and most of a cold start. ``service.masking.presidio``
+plugs the same entries into Presidio's ``AnalyzerEngine``; a test checks both find the same spans.
+
+An ``Entry`` is gated twice before a recognizer spends time on a line: by the entry's needles and trigger
 (the prefilter: can this entity occur here at all?) and, inside the recognizer, by each pattern's
 needles (which of its patterns can?). Needles are lower-case substrings looked up in the lower-cased
 text; triggers are regexes on the text. Neither may depend on which digit a character is (needles hold
@@ -12,15 +17,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Any
-
-from presidio_analyzer import (
-    AnalysisExplanation,
-    EntityRecognizer,
-    Pattern,
-    PatternRecognizer,
-    RecognizerResult,
-)
+from typing import Any, NamedTuple
 
 from service import linear_regex
 
@@ -64,8 +61,19 @@ class Entry:
         if not self.patterns:
             raise ValueError(f"{self.entity}: an entry needs patterns")
 
-    def build(self) -> EntityRecognizer:
+    def build(self) -> LogPatternRecognizer:
         return LogPatternRecognizer(self.entity, f"{self.entity.lower()}_recognizer", self.patterns, self.check, self.score)
+
+
+class Finding(NamedTuple):
+    """One recognizer result: what Presidio's ``RecognizerResult`` carries that masking reads."""
+
+    entity: str
+    start: int
+    end: int
+    score: float
+    pattern: str  # the pattern's name: the provenance of a mask and of a learned name
+    recognizer: str
 
 
 def _needle_test(needles: tuple[str, ...]) -> Callable[[str], object] | None:
@@ -85,25 +93,20 @@ class _Contains:
         return self.needle in low
 
 
-class LogPatternRecognizer(PatternRecognizer):
-    """A Presidio PatternRecognizer that masks the ``v`` group when there is one and runs a context check."""
+class LogPatternRecognizer:
+    """Finds an entity's values: the ``v`` group when there is one, kept when the context check agrees."""
 
     def __init__(self, entity: str, name: str, patterns: tuple[P, ...], check: Check | None, score: float) -> None:
-        super().__init__(
-            supported_entity=entity,
-            name=name,
-            patterns=[Pattern(p.name, p.regex, score) for p in patterns],
-            global_regex_flags=re.MULTILINE,
-        )
         self._compiled = [
             (p, linear_regex.compile(p.regex, p.flags), p.check or check, _needle_test(p.needles)) for p in patterns
         ]
-        self._name = name
-        self._entity = entity
-        self._score = score
+        self.patterns = patterns
+        self.name = name
+        self.entity = entity
+        self.score = score
 
-    def analyze(self, text, entities, nlp_artifacts=None, regex_flags=None):  # type: ignore[no-untyped-def]
-        results: list[RecognizerResult] = []
+    def analyze(self, text: str) -> list[Finding]:
+        results: list[Finding] = []
         low = text.lower()
         for pattern, rx, check, needle_test in self._compiled:
             if needle_test is not None and not needle_test(low):
@@ -111,19 +114,28 @@ class LogPatternRecognizer(PatternRecognizer):
             for m, start, end in _values(rx, text, pattern.split):
                 if check is not None and not check(text, m, start, end):
                     continue
-                explanation = AnalysisExplanation(
-                    recognizer=self._name,
-                    original_score=self._score,
-                    pattern_name=pattern.name,
-                    pattern=pattern.regex,
-                    validation_result=check is not None,
-                )
-                metadata = {
-                    RecognizerResult.RECOGNIZER_NAME_KEY: self._name,
-                    RecognizerResult.RECOGNIZER_IDENTIFIER_KEY: self.id,
-                }
-                results.append(RecognizerResult(self._entity, start, end, self._score, explanation, metadata))
-        return EntityRecognizer.remove_duplicates(results)
+                results.append(Finding(self.entity, start, end, self.score, pattern.name, self.name))
+        return remove_duplicates(results)
+
+
+def remove_duplicates(results: list[Finding]) -> list[Finding]:
+    """Presidio's ``EntityRecognizer.remove_duplicates``: drop zero scores, repeats of a span (the first
+    found is kept), and a result inside another of its entity with an equal or higher score; score first."""
+    unique = list({(r.start, r.end, r.score, r.entity): r for r in reversed(results)}.values())
+    unique.sort(key=lambda r: (r.entity, r.start, r.start - r.end, -r.score))
+    kept: list[Finding] = []
+    active: list[Finding] = []
+    entity = None
+    for r in unique:
+        if r.entity != entity:
+            entity, active = r.entity, []
+        if r.score == 0:
+            continue
+        active = [a for a in active if a.end >= r.start]
+        if not any(a.start <= r.start and r.end <= a.end and r.score <= a.score for a in active):
+            kept.append(r)
+            active.append(r)
+    return sorted(kept, key=lambda r: (-r.score, r.start, r.start - r.end))
 
 
 _VALUE_GROUPS = ("v", "w")  # the masked value; ``w`` where a pattern's alternatives need a second name

@@ -17,12 +17,6 @@ from functools import lru_cache
 from typing import Any
 
 import tldextract
-from presidio_analyzer.predefined_recognizers import (
-    CreditCardRecognizer,
-    IbanRecognizer,
-    IpRecognizer,
-    MacAddressRecognizer,
-)
 
 from service import linear_regex
 
@@ -327,22 +321,63 @@ def openai_key(text: str, m: Any, s: int, e: int) -> bool:
     return not text.startswith("sk-ant-", s) and has_digit(text, m, s, e)
 
 
-_CARD = CreditCardRecognizer()
-_IBAN = IbanRecognizer()
-_IP = IpRecognizer()
-_MAC = MacAddressRecognizer()
+# Presidio's validators for cards, IPs and MAC addresses, as its predefined recognizers write them (importing
+# those recognizers imports spaCy); tests/masking/test_presidio_parity.py compares them with Presidio's own.
+_MAC_SEPARATORS = re.compile(r"[:\-.]")
+
+
+def luhn(value: str) -> bool:
+    """CreditCardRecognizer.validate_result: the Luhn checksum of the digits, dashes and spaces removed."""
+    digits = value.replace("-", "").replace(" ", "")
+    if not digits.isdecimal():
+        return False
+    total = 0
+    for i, ch in enumerate(reversed(digits)):
+        d = int(ch)
+        if i % 2:
+            d = d * 2 - 9 if d > 4 else d * 2
+        total += d
+    return total % 10 == 0
+
+
+def ip_invalid(value: str) -> bool:
+    """IpRecognizer.invalidate_result: not an address or interface ``ipaddress`` accepts."""
+    try:
+        ipaddress.ip_interface(value)
+    except ValueError:
+        return True
+    return False
+
+
+def mac_invalid(value: str) -> bool:
+    """MacAddressRecognizer.invalidate_result: not 12 hex digits, or the broadcast or all-zero address."""
+    cleaned = _MAC_SEPARATORS.sub("", value)
+    if re.fullmatch(r"[0-9A-Fa-f]{12}", cleaned) is None:
+        return True
+    return cleaned.upper() in ("FFFFFFFFFFFF", "000000000000")
+
+
+@lru_cache(maxsize=1)
+def _iban_recognizer() -> Any:
+    """Presidio's IBAN recognizer (its country formats), imported only when a line holds an IBAN candidate."""
+    from service.masking.presidio import import_presidio
+
+    import_presidio()
+    from presidio_analyzer.predefined_recognizers import IbanRecognizer
+
+    return IbanRecognizer()
 
 
 def credit_card(text: str, m: Any, s: int, e: int) -> bool:
     """Presidio's Luhn check; never a 13-digit number that starts with 1 (epoch milliseconds: 1764567890123)."""
     if text[s] == "1" and text[s : s + 13].isdigit() and not text[s + 13 : s + 14].isdigit():
         return False
-    return bool(_CARD.validate_result(text[s:e]))
+    return luhn(text[s:e])
 
 
 def iban(text: str, m: Any, s: int, e: int) -> bool:
     """Presidio's IBAN check (country format, checksum); None there means "format unsure": kept, as Presidio does."""
-    return _IBAN.validate_result(text[s:e]) is not False
+    return _iban_recognizer().validate_result(text[s:e]) is not False
 
 
 def email(text: str, m: Any, s: int, e: int) -> bool:
@@ -352,7 +387,7 @@ def email(text: str, m: Any, s: int, e: int) -> bool:
 def ip_address(text: str, m: Any, s: int, e: int) -> bool:
     """A real address (Presidio's check) that names a machine: not loopback, not unspecified."""
     value = text[s:e]
-    return not _IP.invalidate_result(value) and not is_loopback(value.split("/")[0])
+    return not ip_invalid(value) and not is_loopback(value.split("/")[0])
 
 
 def mac_address(text: str, m: Any, s: int, e: int) -> bool:
@@ -360,7 +395,7 @@ def mac_address(text: str, m: Any, s: int, e: int) -> bool:
     value = text[s:e]
     if "-" in value and value.replace("-", "").isdigit():
         return False
-    return not _MAC.invalidate_result(value)
+    return not mac_invalid(value)
 
 
 def fqdn_match(text: str, m: Any, s: int, e: int) -> bool:

@@ -1,10 +1,12 @@
-"""Presidio configured for logs: blank spaCy pipeline, no network, our registry, a cheap prefilter.
+"""The masker: the registry's recognizers behind a cheap prefilter, and the overlap rules.
 
 Built once per process (``Masker``); holds no per-run state, so concurrent ``mask()`` calls share it.
-Stock Presidio spends its time where logs do not need it: a spaCy pass and a deep-copying context
-enhancer on every call, and every recognizer on every line. Here the recognizers carry their context in
-their regexes, so the analyzer gets pre-built empty NLP artifacts and a pass-through enhancer, and only
-the recognizers whose trigger fires on the text.
+It runs what Presidio's ``AnalyzerEngine`` would run for our registry (each recognizer's results, the
+duplicate rule) without importing Presidio, which brings spaCy and its command line into every process
+that masks (``service.masking.presidio`` runs the same registry through Presidio itself, and
+tests/masking/test_presidio_parity.py checks the two agree). Stock Presidio also spends its time where logs
+do not need it: a spaCy pass and a context enhancer on every call, and every recognizer on every line.
+Here the recognizers carry their context in their regexes, and only those whose trigger fires run.
 """
 
 from __future__ import annotations
@@ -13,15 +15,9 @@ import re
 from collections.abc import Sequence
 from typing import NamedTuple
 
-import spacy
-from presidio_analyzer import AnalyzerEngine, EntityRecognizer, RecognizerRegistry, RecognizerResult
-from presidio_analyzer.context_aware_enhancers import ContextAwareEnhancer
-from presidio_analyzer.nlp_engine import NlpArtifacts, SpacyNlpEngine
-from presidio_anonymizer import AnonymizerEngine
-
 from service import linear_regex
 from service.errors import ConfigError
-from service.masking.base import Entry
+from service.masking.base import Entry, Finding, LogPatternRecognizer, remove_duplicates
 from service.masking.kinds import KINDS
 from service.masking.protect import overlaps, protected_spans
 from service.masking.recognizers import REGISTRY
@@ -36,43 +32,8 @@ class Span(NamedTuple):
     pattern: str = ""
 
 
-class BlankSpacyNlpEngine(SpacyNlpEngine):
-    """spaCy's blank English pipeline: a tokenizer, no model download, no 1,000,000-character limit."""
-
-    def __init__(self) -> None:
-        super().__init__(models=[{"lang_code": "en", "model_name": "blank:en"}])
-
-    def load(self) -> None:
-        nlp = spacy.blank("en")
-        nlp.max_length = 1 << 31
-        self.nlp = {"en": nlp}  # type: ignore[assignment]
-
-
-class PassThroughEnhancer(ContextAwareEnhancer):
-    """Our patterns encode their own context; the stock lemma enhancer deep-copies every result."""
-
-    def __init__(self) -> None:
-        super().__init__(0.0, 0.0, 0, 0)
-
-    def enhance_using_context(self, text, raw_results, nlp_artifacts, recognizers, context=None):  # type: ignore[no-untyped-def]
-        return raw_results
-
-
-def build_analyzer(recognizers: Sequence[EntityRecognizer]) -> AnalyzerEngine:
-    nlp_engine = BlankSpacyNlpEngine()
-    nlp_engine.load()
-    registry = RecognizerRegistry(recognizers=list(recognizers), supported_languages=["en"])
-    return AnalyzerEngine(
-        registry=registry,
-        nlp_engine=nlp_engine,
-        supported_languages=["en"],
-        context_aware_enhancer=PassThroughEnhancer(),
-    )
-
-
-def _pattern_name(r: RecognizerResult) -> str:
-    explanation = r.analysis_explanation
-    return (explanation.pattern_name or explanation.recognizer) if explanation is not None else ""
+def _pattern_name(r: Finding) -> str:
+    return r.pattern or r.recognizer
 
 
 def _gated_by(needle: str, needles: Sequence[str], entries: Sequence[Entry]) -> set[str]:
@@ -82,15 +43,15 @@ def _gated_by(needle: str, needles: Sequence[str], entries: Sequence[Entry]) -> 
 
 
 class Masker:
-    """Finds what to mask in a piece of text. Heavy to build (Presidio engines), cheap and thread-safe to use."""
+    """Finds what to mask in a piece of text. Built once per process (the patterns compiled), cheap and
+    thread-safe to use."""
 
     def __init__(self, registry: Sequence[Entry] = REGISTRY) -> None:
         try:
             self.entries = list(registry)
-            self.analyzer = build_analyzer([e.build() for e in self.entries])
-            self.anonymizer = AnonymizerEngine()
-            # empty artifacts, made once: our recognizers read the text, never tokens or lemmas
-            self._artifacts: NlpArtifacts = self.analyzer.nlp_engine.process_text("", "en")
+            self.recognizers: dict[str, list[LogPatternRecognizer]] = {}
+            for e in self.entries:
+                self.recognizers.setdefault(e.entity, []).append(e.build())
             self._order = {e.entity: i for i, e in enumerate(self.entries)}
             # needle -> the entities it gates, widened to those of needles inside it or overlapping its end,
             # so one left-to-right scan (which skips overlapping matches) still finds every gated entity
@@ -100,9 +61,9 @@ class Masker:
             self._triggers = linear_regex.compile("|".join(f"(?:{e.trigger})" for e in self.entries if e.trigger))
             self._entity_triggers = [(e.entity, linear_regex.compile(e.trigger)) for e in self.entries if e.trigger]
             self.find("warm-up: MASTER_ADDR=gpu-node-1 10.0.0.1 a@b.com 4111 1111 1111 1111 00:1b:21:3a:4f:5c")
-        except Exception as exc:  # Presidio or spaCy set-up: a broken installation, not bad input
+        except Exception as exc:  # a pattern RE2 refuses, a missing package: a broken installation, not bad input
             raise ConfigError(
-                f"The masker could not start: {exc}", hint="Reinstall crashdoc's dependencies (presidio, spacy)."
+                f"The masker could not start: {exc}", hint="Reinstall crashdoc's dependencies (google-re2, tldextract)."
             ) from exc
 
     def may_hold(self, text: str) -> bool:
@@ -122,21 +83,25 @@ class Masker:
         entities = self.entities_for(text)
         if not entities:
             return ()
-        results = self.analyzer.analyze(text=text, language="en", entities=entities, nlp_artifacts=self._artifacts)
-        return self._resolve(text, results)
+        return self._resolve(text, self.findings(text, entities))
 
-    def _priority(self, r: RecognizerResult) -> tuple[int, int, int, int]:
-        if KINDS[r.entity_type].secret:
-            return (0, self._order[r.entity_type], r.start - r.end, r.start)
-        return (1, r.start - r.end, self._order[r.entity_type], r.start)
+    def findings(self, text: str, entities: Sequence[str]) -> list[Finding]:
+        """What the recognizers of ``entities`` find, before the overlap rules (AnalyzerEngine.analyze's part)."""
+        results = [r for entity in entities for rec in self.recognizers.get(entity, ()) for r in rec.analyze(text)]
+        return remove_duplicates(results)
 
-    def _resolve(self, text: str, results: list[RecognizerResult]) -> tuple[Span, ...]:
+    def _priority(self, r: Finding) -> tuple[int, int, int, int]:
+        if KINDS[r.entity].secret:
+            return (0, self._order[r.entity], r.start - r.end, r.start)
+        return (1, r.start - r.end, self._order[r.entity], r.start)
+
+    def _resolve(self, text: str, results: Sequence[Finding]) -> tuple[Span, ...]:
         protected: list[tuple[int, int]] | None = None
-        kept: list[RecognizerResult] = []
+        kept: list[Finding] = []
         for r in results:
-            if r.entity_type not in KINDS:
+            if r.entity not in KINDS:
                 continue
-            if not KINDS[r.entity_type].secret:
+            if not KINDS[r.entity].secret:
                 if protected is None:
                     protected = protected_spans(text)
                 if overlaps(r.start, r.end, protected):
@@ -145,8 +110,8 @@ class Masker:
         # credentials first, in registry order (a specific token beats the generic KEY=value setting around
         # it), then identities, longest first (an email beats the host inside it)
         kept.sort(key=self._priority)
-        chosen: list[RecognizerResult] = []
+        chosen: list[Finding] = []
         for r in kept:
             if not any(r.start < c.end and c.start < r.end for c in chosen):
                 chosen.append(r)
-        return tuple(sorted(Span(r.start, r.end, r.entity_type, _pattern_name(r)) for r in chosen))
+        return tuple(sorted(Span(r.start, r.end, r.entity, _pattern_name(r)) for r in chosen))

@@ -4,17 +4,14 @@ Per line: (1) multi-line state (PEM private-key blocks, netrc entries); (2) the 
 line *shape* (ASCII digits folded to 0, so ``step 1234 loss 2.31`` and ``step 1235 loss 2.30`` share
 one verdict: triggers treat all digits alike); (3) prefixes that can hold nothing (``[rank3]:``,
 timestamps) and launcher host prefixes (``gpu-node-017: ``, NCCL's ``host:pid:tid [dev]``) are split
-off, so the rest of a repeated template hits the cache; (4) Presidio on what is left, cached per
+off, so the rest of a repeated template hits the cache; (4) the recognizers on what is left, cached per
 segment text. Caches belong to one run and hold spans and rendered text; they are cleared when full.
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Iterator
-
-from presidio_anonymizer.entities import OperatorConfig
-from presidio_anonymizer.entities import RecognizerResult as AnonResult
+from collections.abc import Callable, Iterable, Iterator
 
 from service import linear_regex
 from service.masking.engine import Masker, Span
@@ -59,6 +56,18 @@ _NETRC_WANDB_MACHINE = linear_regex.compile(r"^\s*machine\s+api\.wandb\.ai\s*$")
 _NETRC_PASSWORD = linear_regex.compile(r"^(?P<pre>.*?\bpassword\s+)(?P<v>[A-Za-z0-9_-]{40,})\s*$")
 
 
+def replace_spans(text: str, spans: tuple[Span, ...], placeholder: Callable[[str, str], str]) -> str:
+    """Each span replaced by its placeholder, pseudonyms numbered left to right. The spans are resolved
+    (sorted, never overlapping), so neighbours are not merged: "a@x.com b@x.com" is two emails."""
+    out: list[str] = []
+    at = 0
+    for s in spans:
+        out += (text[at : s.start], placeholder(s.entity, text[s.start : s.end]))
+        at = s.end
+    out.append(text[at:])
+    return "".join(out)
+
+
 class MaskState:
     """Everything one run's masking remembers: pseudonyms, counts, caches, open multi-line blocks."""
 
@@ -71,13 +80,6 @@ class MaskState:
         self.learned = LearnedNames()
         self._shapes: dict[bytes, bool] = {}
         self._segments: dict[str, tuple[str, tuple[str, ...], tuple[Span, ...]]] = {}
-        self._operators = {
-            entity: OperatorConfig("custom", {"lambda": self._replacer(entity)}) for entity in KINDS
-        }
-
-    def _replacer(self, entity: str):  # type: ignore[no-untyped-def]
-        placeholder = self.pseudonyms.placeholder
-        return lambda value: placeholder(entity, value)
 
     def clean(self, text: str, masker: Masker, shape: bytes | None = None) -> bool:
         """True when no recognizer can fire on ``text`` (verdict cached by the line's digit-folded shape)."""
@@ -92,20 +94,11 @@ class MaskState:
         return verdict
 
     def analyse(self, text: str, masker: Masker) -> tuple[str, tuple[str, ...], tuple[Span, ...]]:
-        """Masked text, the counts keys it adds and its spans: Presidio once per distinct segment per run."""
+        """Masked text, the counts keys it adds and its spans: the recognizers once per distinct segment per run."""
         hit = self._segments.get(text)
         if hit is None:
             spans = masker.find(text)
-            if spans:
-                for s in spans:  # number pseudonyms left to right (the anonymizer replaces right to left)
-                    self.pseudonyms.placeholder(s.entity, text[s.start : s.end])
-                results = [AnonResult(s.entity, s.start, s.end, 1.0) for s in spans]
-                # spans are already resolved: no merging of neighbours ("a@x.com b@x.com" is two emails)
-                masked = masker.anonymizer.anonymize(
-                    text, results, self._operators, merge_entities_with_spaces=False  # type: ignore[arg-type]
-                ).text
-            else:
-                masked = text
+            masked = replace_spans(text, spans, self.pseudonyms.placeholder) if spans else text
             for s in spans:
                 self.learned.learn(s.entity, text[s.start : s.end], s.pattern)
             hit = (masked, tuple(KINDS[s.entity].key for s in spans), spans)

@@ -1,4 +1,4 @@
-"""One Masker for the masking tests (building it loads Presidio and spaCy: seconds, not milliseconds)."""
+"""One Masker for the masking tests (built once: its patterns compiled)."""
 
 from __future__ import annotations
 
