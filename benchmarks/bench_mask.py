@@ -194,7 +194,7 @@ def run_stock(text: str) -> tuple[Clock, str]:
     from presidio_analyzer import AnalyzerEngine
     from presidio_anonymizer import AnonymizerEngine
 
-    tldextract.extract = checks.OFFLINE_TLD  # keep the stock EmailRecognizer from fetching the list at run time
+    tldextract.extract = checks.offline_tld()  # keep the stock EmailRecognizer from fetching the list at run time
     nlp = blank_nlp_engine()
     analyzer = AnalyzerEngine(nlp_engine=nlp, supported_languages=["en"])
     anonymizer = AnonymizerEngine()

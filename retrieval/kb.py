@@ -210,6 +210,8 @@ class KnowledgeBase(BaseModel):
         return len(self.entries)
 
 
+# libyaml's parser when PyYAML was built with it (the wheels are), the pure-Python one otherwise
+_YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _FRONT = re.compile(r"\A---\s*\n(.*?)\n---\s*\n(.*)\Z", re.S)
 _HEADING = re.compile(r"^## +(.+?)\s*$", re.M)
 
@@ -223,7 +225,7 @@ def parse_entry(path: Path) -> Entry:
     if not m:
         raise KBError(f"{path.name}: no YAML front matter between '---' lines")
     try:
-        raw = yaml.safe_load(m.group(1))
+        raw = yaml.load(m.group(1), Loader=_YAML_LOADER)
         meta = FrontMatter.model_validate(raw)
     except yaml.YAMLError as exc:
         raise KBError(f"{path.name}: the front matter is not YAML: {' '.join(str(exc).split())}") from exc

@@ -18,7 +18,8 @@ from functools import cached_property
 from retrieval.embed import Encoder, export_dir, get_encoder, identity_of, is_exported
 from retrieval.errors import RetrievalError
 from retrieval.index import Index, dense_search, is_built, load_or_build
-from retrieval.kb import KnowledgeBase, load_kb
+from retrieval.kb import KnowledgeBase
+from retrieval.kb_cache import load_compiled
 from service import chat
 from service.chat.models import ChatEvent, Message
 from service.compose import compose
@@ -65,7 +66,7 @@ class Engine:
     @cached_property
     def kb(self) -> KnowledgeBase:
         with _retrieval_errors():
-            return load_kb(self.settings.kb_dir)
+            return load_compiled(self.settings.kb_dir, self.settings.data_dir / "index")
 
     @cached_property
     def index(self) -> Index:

@@ -16,8 +16,6 @@ from collections import Counter
 from functools import lru_cache
 from typing import Any
 
-import tldextract
-
 from service import linear_regex
 
 
@@ -26,8 +24,14 @@ def words(text: str) -> frozenset[str]:
     return frozenset(text.split())
 
 
-# The bundled public-suffix snapshot, never a download (suffix_list_urls=() and no cache directory).
-OFFLINE_TLD = tldextract.TLDExtract(suffix_list_urls=(), cache_dir=None, fallback_to_snapshot=True)
+@lru_cache(maxsize=1)
+def offline_tld() -> Any:
+    """The bundled public-suffix snapshot, never a download (suffix_list_urls=() and no cache directory).
+    Imported on the first email candidate: tldextract brings requests and urllib3, and most logs hold none."""
+    import tldextract
+
+    return tldextract.TLDExtract(suffix_list_urls=(), cache_dir=None, fallback_to_snapshot=True)
+
 
 # Private and cluster-internal suffixes: gpu-node-017.cluster.internal, ip-10-0-3-17.ec2.internal.
 # ("example" is reserved for documentation, RFC 2606: logs written against it name internal hosts too)
@@ -189,7 +193,7 @@ def email_domain_ok(email: str) -> bool:
         return False  # git@github.com:org/repo.git is an SSH remote, not a person
     if domain.rsplit(".", 1)[-1] in CLUSTER_SUFFIXES:
         return True
-    return bool(OFFLINE_TLD(domain).suffix)
+    return bool(offline_tld()(domain).suffix)
 
 
 # ---------------------------------------------------------------- checks on a match: (text, match, start, end)

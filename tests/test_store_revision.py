@@ -1,0 +1,53 @@
+"""The store imports Alembic only when the database is behind the migrations."""
+
+from __future__ import annotations
+
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+from service.store import _MIGRATIONS, Store, current_revisions, head_revisions
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def test_the_head_read_from_the_files_is_alembics_head() -> None:
+    from alembic.config import Config
+    from alembic.script import ScriptDirectory
+
+    cfg = Config(str(_MIGRATIONS / "alembic.ini"))
+    cfg.set_main_option("script_location", str(_MIGRATIONS))
+    assert head_revisions() == set(ScriptDirectory.from_config(cfg).get_heads())
+
+
+def _opens_with_alembic(db: Path) -> bool:
+    code = ("import sys; from service.store import Store; "
+            f"Store('sqlite:///{db}'); print('alembic' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=REPO)
+    return out.stdout.strip() == "True"
+
+
+def test_a_current_database_opens_without_alembic(tmp_path: Path) -> None:
+    db = tmp_path / "crashdoc.db"
+    assert _opens_with_alembic(db)  # a new database: created by the migrations
+    store = Store(f"sqlite:///{db}")
+    assert current_revisions(store.engine) == head_revisions()
+    assert not _opens_with_alembic(db)  # current: the check alone
+
+
+def test_a_database_behind_the_migrations_is_upgraded(tmp_path: Path) -> None:
+    from alembic import command
+    from alembic.config import Config
+    from sqlalchemy import create_engine
+
+    db = tmp_path / "old.db"
+    cfg = Config(str(_MIGRATIONS / "alembic.ini"))
+    cfg.set_main_option("script_location", str(_MIGRATIONS))
+    with create_engine(f"sqlite:///{db}").begin() as conn:  # as the first release left it
+        cfg.attributes["connection"] = conn
+        command.upgrade(cfg, "0001")
+    assert _opens_with_alembic(db)
+    with sqlite3.connect(db) as conn:
+        assert conn.execute("select count(*) from sqlite_master where name = 'eval_codes'").fetchone() == (1,)
+    assert current_revisions(Store(f"sqlite:///{db}").engine) == head_revisions()
