@@ -1,25 +1,34 @@
 """The retrieval index: FAISS over entry embeddings plus BM25 over entry text, cached on disk.
 
 The cache lives in ``<data_dir>/index/<key>/`` where the key hashes the content of ``kb/``, the model
-name and the embedding recipe: any change rebuilds it, an unchanged KB loads in milliseconds.
+name and the embedding recipe: any change rebuilds it, an unchanged KB loads in milliseconds. BM25 is
+bm25s's (its "lucene" scores per token and entry, computed when the index is built and kept beside the
+FAISS file); a query sums them with numpy alone (``Lexical``), as bm25s's numpy backend does, so a
+diagnosis never imports bm25s, which imports scipy (a fifth of a cold start and 25 MB).
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import re
 import shutil
 import tempfile
 import time
+import zipfile
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import bm25s
 import faiss
+import numpy as np
 
 from retrieval.embed import Encoder
 from retrieval.kb import Entry, KnowledgeBase
+
+if TYPE_CHECKING:
+    import bm25s
 
 RECIPE_VERSION = "4"  # bump when entry_texts() changes
 _TOKEN = re.compile(r"[A-Za-z_][A-Za-z0-9_]+|\d+")
@@ -59,6 +68,59 @@ def tokenize(text: str) -> list[str]:
     return out
 
 
+@dataclass(frozen=True)
+class Lexical:
+    """A built BM25 index as arrays: per token (column), the entries holding it and its score in each."""
+
+    vocab: dict[str, int]
+    data: np.ndarray  # scores, float32
+    indices: np.ndarray  # entry positions
+    indptr: np.ndarray  # token t's postings are data[indptr[t]:indptr[t + 1]]
+    num_docs: int
+
+    @classmethod
+    def of(cls, bm25: bm25s.BM25) -> Lexical:
+        sc = bm25.scores
+        return cls(dict(bm25.vocab_dict), sc["data"], sc["indices"], sc["indptr"], int(sc["num_docs"]))
+
+    def save(self, folder: Path) -> None:
+        tmp = Path(tempfile.mkdtemp(prefix=".lexical-", dir=folder))
+        try:
+            np.savez(tmp / "lexical.npz", data=self.data, indices=self.indices, indptr=self.indptr)
+            (tmp / "lexical.json").write_text(json.dumps({"vocab": self.vocab, "num_docs": self.num_docs}))
+            for name in ("lexical.json", "lexical.npz"):  # the .npz last: its presence says both are whole
+                (tmp / name).replace(folder / name)
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+
+    @classmethod
+    def load(cls, folder: Path) -> Lexical:
+        try:
+            with np.load(folder / "lexical.npz") as arrays:
+                data, indices, indptr = arrays["data"], arrays["indices"], arrays["indptr"]
+        except (zipfile.BadZipFile, EOFError) as exc:
+            raise ValueError(f"damaged lexical index: {exc}") from exc
+        meta = json.loads((folder / "lexical.json").read_text())
+        lexical = cls(dict(meta["vocab"]), data, indices, indptr, int(meta["num_docs"]))
+        # every token a query can hold has its postings (bm25s adds "" last, with none)
+        last = max((v for tok, v in lexical.vocab.items() if tok), default=-1)
+        if last >= len(indptr) - 1 or len(data) != len(indices) or indptr[-1] != len(data):
+            raise ValueError("lexical index arrays do not fit together")
+        return lexical
+
+    def top(self, tokens: list[str], k: int) -> tuple[np.ndarray, np.ndarray]:
+        """bm25s's ``retrieve`` for one query (numpy backend): positions and scores, best first."""
+        scores = np.zeros(self.num_docs, dtype=self.data.dtype)
+        for t in (self.vocab[tok] for tok in tokens if tok in self.vocab):
+            start, end = self.indptr[t], self.indptr[t + 1]
+            np.add.at(scores, self.indices[start:end], self.data[start:end])
+        k = min(k, self.num_docs)
+        part = np.argpartition(scores, -k)[-k:]  # bm25s: .take(range(-k, 0)), the same elements in the same order
+        part_scores = np.take(scores, part)
+        order = np.flip(np.argsort(part_scores))
+        return part[order], part_scores[order]
+
+
 @dataclass
 class Index:
     kb: KnowledgeBase
@@ -66,7 +128,7 @@ class Index:
     ids: list[str]
     faiss_index: faiss.Index  # one row per embedded text
     owners: list[int]  # row -> position in ids
-    bm25: bm25s.BM25
+    lexical: Lexical
     key: str
     build_ms: float = 0.0
     load_ms: float = 0.0
@@ -94,10 +156,26 @@ def is_built(kb: KnowledgeBase, identity: str, cache_dir: Path) -> bool:
     return _meta_path(cache_dir, cache_key_for(kb, identity)).is_file()
 
 
-def _build_bm25(kb: KnowledgeBase, ids: list[str]) -> bm25s.BM25:
+def _build_lexical(kb: KnowledgeBase, ids: list[str], folder: Path) -> Lexical:
+    """BM25 over the entries' text, written into the index folder."""
+    import bm25s
+
     bm25 = bm25s.BM25()
     bm25.index([tokenize(lexical_text(kb.entries[i])) for i in ids], show_progress=False)
-    return bm25
+    lexical = Lexical.of(bm25)
+    with contextlib.suppress(OSError):  # a read-only cache: built again next time
+        lexical.save(folder)
+    return lexical
+
+
+def _load_lexical(kb: KnowledgeBase, ids: list[str], folder: Path) -> Lexical:
+    try:
+        lexical = Lexical.load(folder)
+        if lexical.num_docs == len(ids):
+            return lexical
+    except (OSError, ValueError, KeyError, TypeError):
+        pass  # absent (an index written before the file existed) or damaged: built again
+    return _build_lexical(kb, ids, folder)
 
 
 def build(kb: KnowledgeBase, encoder: Encoder, cache_dir: Path) -> Index:
@@ -119,14 +197,15 @@ def build(kb: KnowledgeBase, encoder: Encoder, cache_dir: Path) -> Index:
     tmp = Path(tempfile.mkdtemp(prefix=".build-", dir=cache_dir))
     faiss.write_index(index, str(tmp / "entries.faiss"))
     (tmp / "meta.json").write_text(json.dumps({"ids": ids, "owners": owners, "model": encoder.identity, "kb_version": kb.version, "dim": int(vectors.shape[1])}))
+    lexical = _build_lexical(kb, ids, tmp)
     if target.exists():
         shutil.rmtree(target, ignore_errors=True)
     try:
         tmp.rename(target)
     except OSError:  # another process won the race: theirs is identical
         shutil.rmtree(tmp, ignore_errors=True)
-    bm25 = _build_bm25(kb, ids)
-    return Index(kb=kb, encoder=encoder, ids=ids, faiss_index=index, owners=owners, bm25=bm25, key=key, build_ms=(time.perf_counter() - t0) * 1000)
+    return Index(kb=kb, encoder=encoder, ids=ids, faiss_index=index, owners=owners, lexical=lexical, key=key,
+                 build_ms=(time.perf_counter() - t0) * 1000)
 
 
 def load_or_build(kb: KnowledgeBase, encoder: Encoder, cache_dir: Path) -> Index:
@@ -141,9 +220,9 @@ def load_or_build(kb: KnowledgeBase, encoder: Encoder, cache_dir: Path) -> Index
             index = faiss.read_index(str(target / "entries.faiss"))
             owners = [int(o) for o in meta["owners"]]
             if meta["ids"] == sorted(kb.entries) and index.ntotal == len(owners) and set(owners) == set(range(len(meta["ids"]))):
-                bm25 = _build_bm25(kb, meta["ids"])
-                return Index(kb=kb, encoder=encoder, ids=meta["ids"], faiss_index=index, owners=owners, bm25=bm25, key=key,
-                             load_ms=(time.perf_counter() - t0) * 1000)
+                lexical = _load_lexical(kb, meta["ids"], target)
+                return Index(kb=kb, encoder=encoder, ids=meta["ids"], faiss_index=index, owners=owners, lexical=lexical,
+                             key=key, load_ms=(time.perf_counter() - t0) * 1000)
         except (OSError, ValueError, KeyError, TypeError, RuntimeError):
             pass  # a damaged cache is rebuilt
     return build(kb, encoder, cache_dir)
@@ -165,8 +244,8 @@ def dense_search(index: Index, query: str, k: int) -> list[tuple[str, float]]:
 
 
 def lexical_search(index: Index, query: str, k: int) -> list[tuple[str, float]]:
-    known = [t for t in tokenize(query) if t in index.bm25.vocab_dict]
+    known = [t for t in tokenize(query) if t in index.lexical.vocab]
     if not known:
         return []
-    docs, scores = index.bm25.retrieve([known], k=min(k, len(index.ids)), show_progress=False)
-    return [(index.ids[int(d)], float(s)) for d, s in zip(docs[0], scores[0], strict=True) if s > 0]
+    docs, scores = index.lexical.top(known, k=min(k, len(index.ids)))
+    return [(index.ids[int(d)], float(s)) for d, s in zip(docs, scores, strict=True) if s > 0]

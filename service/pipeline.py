@@ -102,7 +102,8 @@ class Engine:
 
     def warm(self) -> None:
         """Load everything now (the service does this at start so the first request is fast)."""
-        _ = self.kb, self.index, self.masker
+        _ = self.kb, self.index
+        self.masker.warm()
         dense_search(self.index, "warm-up", 1)
         if self.settings.llm_model:
             from service.llm import prepare

@@ -517,3 +517,22 @@ def test_the_engine_knows_whether_its_index_is_built(settings, engine, tmp_path)
     assert not fresh.index_ready()  # the CLI says the first run takes longer
     (tmp_path / "index").symlink_to(settings.data_dir / "index")
     assert fresh.index_ready()
+
+
+def test_an_export_keeps_its_weights_beside_the_graph_and_a_session_maps_them(int8):
+    # ONNX Runtime copies initializers stored inside the graph (112 MB for this model) but maps an external
+    # data file: a new process pays only the pages a query touches.
+    import os
+    import subprocess
+    import sys
+
+    folder = int8.folder
+    assert (folder / "model.onnx").stat().st_size < 2_000_000 < (folder / "weights.bin").stat().st_size
+    code = ("import resource, sys; from pathlib import Path; from retrieval.embed import OnnxEncoder; "
+            "before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss; "
+            "e = OnnxEncoder(Path(sys.argv[1]), 'probe'); e.encode(['RuntimeError: CUDA error: an illegal memory access']); "
+            "print((resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) // 1024)")
+    grown = subprocess.run([sys.executable, "-c", code, str(folder)], capture_output=True, text=True, check=True,
+                           env=dict(os.environ)).stdout.strip()
+    assert int(grown) < 60, f"the session grew the process by {grown} MB"
+

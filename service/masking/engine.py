@@ -60,11 +60,15 @@ class Masker:
             self._needles = re.compile("|".join(map(re.escape, needles)))
             self._triggers = linear_regex.compile("|".join(f"(?:{e.trigger})" for e in self.entries if e.trigger))
             self._entity_triggers = [(e.entity, linear_regex.compile(e.trigger)) for e in self.entries if e.trigger]
-            self.find("warm-up: MASTER_ADDR=gpu-node-1 10.0.0.1 a@b.com 4111 1111 1111 1111 00:1b:21:3a:4f:5c")
         except Exception as exc:  # a pattern RE2 refuses, a missing package: a broken installation, not bad input
             raise ConfigError(
                 f"The masker could not start: {exc}", hint="Reinstall crashdoc's dependencies (google-re2, tldextract)."
             ) from exc
+
+    def warm(self) -> None:
+        """Load what the checks load on first use (the public-suffix list for emails): the service does this at
+        start so its first request is not the slow one; a command-line run loads only what its log needs."""
+        self.find("warm-up: MASTER_ADDR=gpu-node-1 10.0.0.1 a@b.com 4111 1111 1111 1111 00:1b:21:3a:4f:5c")
 
     def may_hold(self, text: str) -> bool:
         """The cheap check: False means no recognizer can match anywhere in ``text``."""
