@@ -14,6 +14,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from functools import cached_property
+from typing import TYPE_CHECKING
 
 from retrieval.embed import Encoder, export_dir, get_encoder, identity_of, is_exported
 from retrieval.errors import RetrievalError
@@ -26,11 +27,14 @@ from service.compose import compose
 from service.errors import BadRequest, ConfigError, TooLarge
 from service.facts import extract_facts
 from service.ingest import Limits, ingest
+from service.local_db import save_sqlite
 from service.masking import Masker, MaskState, get_masker, mask_line, mask_segment, mask_text
 from service.models import Diagnosis, Evidence, Facts, Hit, MaskedFile, MaskedLog, RawRun, Source
 from service.retrieve import Query, retrieve
 from service.settings import Settings
-from service.store import Store
+
+if TYPE_CHECKING:
+    from service.store import Store
 
 _EXCERPT_CONTEXT = 3
 _EXCERPT_MAX_LINES = 200
@@ -92,7 +96,17 @@ class Engine:
 
     @cached_property
     def store(self) -> Store:
+        from service.store import Store
+
         return Store(self.settings.resolved_database_url)
+
+    def save(self, diagnosis: Diagnosis, excerpt: list[Evidence], workspace_id: str | None = None) -> None:
+        """Store a diagnosis. The command line's one write into a current local SQLite file skips SQLAlchemy
+        (``service.local_db``); everything else goes through ``Store``."""
+        if self.local and "store" not in self.__dict__ and save_sqlite(self.settings.resolved_database_url, diagnosis,
+                                                                         excerpt, workspace_id):
+            return
+        self.store.save(diagnosis, excerpt, workspace_id=workspace_id)
 
     @cached_property
     def limits(self) -> Limits:
@@ -220,7 +234,7 @@ def diagnose(
     diagnosis = trace.diagnosis
     if store:
         t0 = time.perf_counter()
-        engine.store.save(diagnosis, masked_excerpt(trace.log, diagnosis), workspace_id=workspace_id)
+        engine.save(diagnosis, masked_excerpt(trace.log, diagnosis), workspace_id=workspace_id)
         diagnosis.timings_ms["store"] = round((time.perf_counter() - t0) * 1000, 2)
         diagnosis.timings_ms["total"] = round(diagnosis.timings_ms["total"] + diagnosis.timings_ms["store"], 2)
     return diagnosis

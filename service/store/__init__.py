@@ -6,7 +6,6 @@ SQLAlchemy errors are translated here into ``StoreError``; nothing else in crash
 from __future__ import annotations
 
 import json
-import re
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -19,10 +18,11 @@ from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.orm import Session, sessionmaker
 
 from service.errors import NotFound, StoreError
+from service.local_db import MIGRATIONS as _MIGRATIONS
+from service.local_db import diagnosis_row, head_revisions
 from service.models import Diagnosis, Evidence
 from service.store.schema import DiagnosisRow, IdempotencyRow, MessageRow, ShareRow
 
-_MIGRATIONS = Path(__file__).resolve().parent.parent / "migrations"
 _migrate_lock = threading.Lock()
 
 
@@ -32,24 +32,6 @@ def _sqlite_pragmas(dbapi_conn, _record) -> None:  # type: ignore[no-untyped-def
     cur.execute("PRAGMA busy_timeout=5000")
     cur.execute("PRAGMA foreign_keys=ON")
     cur.close()
-
-
-_REVISION = re.compile(r"^revision\s*=\s*['\"]([^'\"]+)['\"]", re.M)
-_DOWN_REVISION = re.compile(r"^down_revision\s*=\s*(.+)$", re.M)
-_QUOTED = re.compile(r"['\"]([^'\"]+)['\"]")
-
-
-def head_revisions() -> set[str]:
-    """The revisions no migration revises, read from the files of migrations/versions (not through Alembic)."""
-    revisions: set[str] = set()
-    revised: set[str] = set()
-    for path in (_MIGRATIONS / "versions").glob("*.py"):
-        source = path.read_text(encoding="utf-8")
-        if m := _REVISION.search(source):
-            revisions.add(m.group(1))
-        if m := _DOWN_REVISION.search(source):
-            revised.update(_QUOTED.findall(m.group(1)))  # a string, a tuple of them (a merge), or None
-    return revisions - revised
 
 
 def current_revisions(engine: Engine) -> set[str]:
@@ -101,16 +83,7 @@ class Store:
     # ------------------------------------------------------------ diagnoses
 
     def save(self, diagnosis: Diagnosis, excerpt: list[Evidence], workspace_id: str | None = None) -> None:
-        row = DiagnosisRow(
-            id=diagnosis.id,
-            workspace_id=workspace_id,
-            created_at=datetime.now(UTC),
-            entry_id=diagnosis.entry_id,
-            confidence=diagnosis.confidence,
-            composer=diagnosis.composer,
-            body=diagnosis.model_dump_json(),
-            excerpt=json.dumps([e.model_dump() for e in excerpt]),
-        )
+        row = DiagnosisRow(**diagnosis_row(diagnosis, excerpt, workspace_id))
         with self.session() as s:
             s.add(row)
 
