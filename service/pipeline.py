@@ -21,7 +21,7 @@ from retrieval.errors import RetrievalError
 from retrieval.index import Index, dense_search, is_built, load_or_build
 from retrieval.kb import KnowledgeBase
 from retrieval.kb_cache import load_compiled
-from service import chat
+from service import chat, prefilter
 from service.chat.models import ChatEvent, Message
 from service.compose import compose
 from service.errors import BadRequest, ConfigError, TooLarge
@@ -110,6 +110,7 @@ class Engine:
 
     @cached_property
     def limits(self) -> Limits:
+        prefilter.prime(self.settings.data_dir / "index")  # before the first ingest: the rules' needles, once per rule set
         if self.local:
             return Limits.local(self.settings.max_line_chars)
         return Limits.from_settings(self.settings)
