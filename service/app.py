@@ -6,13 +6,16 @@ import logging
 import secrets
 import time
 from contextlib import asynccontextmanager
+from pathlib import Path
 from typing import Any
 
 from anyio import to_thread
 from fastapi import FastAPI, Request, Response
 from fastapi.middleware.cors import CORSMiddleware
+from fastapi.openapi.docs import get_swagger_ui_html
 from fastapi.responses import JSONResponse
 from fastapi.routing import APIRoute
+from fastapi.staticfiles import StaticFiles
 
 from service.api import errors
 from service.api.account_routes import router as account_router
@@ -33,7 +36,7 @@ SECURITY_HEADERS = {
     "Referrer-Policy": "no-referrer",
     "Content-Security-Policy": "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; script-src 'self'; frame-ancestors 'none'",
 }
-# /docs is Swagger UI served from this process (the swagger-ui-bundle package): it works offline. Its page
+# /docs is Swagger UI 5 served from this process (vendored in service/web/swagger-ui/): it works offline. Its page
 # is started by an inline script, so only that page gets 'unsafe-inline' for scripts.
 DOCS_CSP = ("default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; "
             "script-src 'self' 'unsafe-inline'; worker-src 'self' blob:; frame-ancestors 'none'")
@@ -165,18 +168,19 @@ def create_app(settings: Settings | None = None, engine: Engine | None = None) -
     return app
 
 
-def _mount_docs(app: FastAPI) -> None:
-    """Swagger UI at /docs, its scripts and styles from the swagger-ui-bundle package."""
-    from fastapi.openapi.docs import get_swagger_ui_html
-    from fastapi.staticfiles import StaticFiles
-    from swagger_ui_bundle import swagger_ui_path
+SWAGGER_UI = Path(__file__).resolve().parent / "web" / "swagger-ui"
+SWAGGER_UI_VERSION = "5.35.0"  # swagger-ui-dist, Apache-2.0 (service/web/swagger-ui/VENDORED.md)
 
-    app.mount(DOCS_ASSETS, StaticFiles(directory=str(swagger_ui_path)), name="docs-assets")
+
+def _mount_docs(app: FastAPI) -> None:
+    """Swagger UI at /docs, its scripts and styles vendored in ``service/web/swagger-ui`` (it reads OpenAPI 3.1)."""
+    app.mount(DOCS_ASSETS, StaticFiles(directory=str(SWAGGER_UI)), name="docs-assets")
 
     @app.get("/docs", include_in_schema=False)
     async def docs() -> Response:
         return get_swagger_ui_html(
             openapi_url=app.openapi_url or "/openapi.json", title="crashdoc API",
-            swagger_js_url=f"{DOCS_ASSETS}/swagger-ui-bundle.js", swagger_css_url=f"{DOCS_ASSETS}/swagger-ui.css",
+            swagger_js_url=f"{DOCS_ASSETS}/swagger-ui-bundle.js?v={SWAGGER_UI_VERSION}",
+            swagger_css_url=f"{DOCS_ASSETS}/swagger-ui.css?v={SWAGGER_UI_VERSION}",
             swagger_favicon_url=f"{DOCS_ASSETS}/favicon-32x32.png",
         )

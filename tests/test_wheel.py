@@ -22,7 +22,8 @@ from tests.conftest import EXAMPLES, REPO
 
 EXAMPLE = EXAMPLES / "fusedadam-h100.log"
 CARRIED = ("service/_content/kb/cuda-oom.md", "service/_content/kb/README.md", "service/_content/prompts/chat.system.j2",
-           "service/compose/calibration.json", "service/web/templates/index.html", "service/migrations/alembic.ini")
+           "service/compose/calibration.json", "service/web/templates/index.html", "service/migrations/alembic.ini",
+           "service/web/swagger-ui/swagger-ui-bundle.js", "service/web/swagger-ui/LICENSE")
 
 
 @pytest.fixture(scope="module")
