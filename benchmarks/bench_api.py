@@ -215,9 +215,10 @@ def main() -> None:
         "",
         f"{args.requests} sequential requests after 5 warm-up ones, one keep-alive connection; diagnosis: `{entry}`.",
         "",
-        "| | p50 | p95 | max | issue 2 asks |",
-        "|---|---|---|---|---|",
-        f"| client wall latency | {p50:.0f} ms | {p95:.0f} ms | {max(wall):.0f} ms | p50 < 50 ms, p95 < 150 ms |",
+        "| | p50 | p95 | max | issue 2 asks | issue 21 asks |",
+        "|---|---|---|---|---|---|",
+        f"| client wall latency | {p50:.0f} ms | {p95:.0f} ms | {max(wall):.0f} ms | p50 < 50 ms, p95 < 150 ms | "
+        "p50 <= 15 ms, p95 <= 30 ms |",
         "",
         "Per stage, as the service reports it (`timings_ms`, medians):",
         "",

@@ -217,7 +217,9 @@ def main() -> None:
     section = run(args)
     print(section)
     head = ("# Cold start: crashdoc against the Denpex CLI\n\n`benchmarks/bench_cold.py`: the same small log, "
-            "crashdoc's `diagnose` and Denpex's offline `diagnose-local`, alternated in one run.\n\n")
+            "crashdoc's `diagnose` and Denpex's offline `diagnose-local`, alternated in one run. The machine is shared "
+            "(see the load average): wall times stretch with it, for both tools alike since they alternate; CPU time "
+            "(user + sys of the process) is the steadier figure. Peak RSS is the process's own (wait4).\n\n")
     if args.append and args.out.exists():
         args.out.write_text(args.out.read_text().rstrip("\n") + "\n\n" + section + "\n")
     else:
