@@ -57,6 +57,7 @@ PHASES: tuple[Phase, ...] = (
 CATEGORIES: tuple[str, ...] = (
     "memory", "data", "infra", "cuda", "hardware", "distributed", "deepspeed", "numerics", "autograd", "model",
     "checkpoint", "environment", "inference",
+    "compile",  # torch.compile, Dynamo, Inductor, CUDA graphs, Triton (added with kb/ as the catalogue of record)
 )
 # An id is kebab-case: lower-case words of letters and digits joined by single hyphens.
 ID_PATTERN = r"^[a-z0-9]+(?:-[a-z0-9]+)+$"
@@ -90,6 +91,7 @@ LIBRARIES: tuple[Library, ...] = (
     Library("lightning", "Lightning", ("lightning",)),
     Library("slurm", "Slurm", ("slurm",)),
     Library("containers", "Docker and Kubernetes", ("docker", "kubernetes", "nvidia-container-toolkit")),
+    Library("jax", "JAX and XLA", ("jax", "jaxlib", "xla")),
 )
 
 

@@ -450,6 +450,50 @@ real(
     print(enc(torch.randn(2, 10, 8)).shape)
     """, "train.log", "/home/tp/seq", SITE.format(user="tp"))
 
+real(
+    _case("sdpa-no-available-kernel-forced-flash-mask-cpu-01", "sdpa-no-available-kernel", "medium",
+          "CPU debug run of a small encoder whose attention forces SDPBackend.FLASH_ATTENTION (copied from a GPU "
+          "benchmark) while passing a padding mask and dropout; SDPA warns why and finds no kernel",
+          {}, {"torch_version": "2.13.0", "launcher": "python"}, ["math"]),
+    "python", "train_encoder.py", """
+    \"\"\"Small text encoder; attention pinned to the flash backend for speed (debug run on CPU).\"\"\"
+    import torch
+    import torch.nn as nn
+    import torch.nn.functional as F
+    from torch.nn.attention import SDPBackend, sdpa_kernel
+
+    torch.manual_seed(0)
+
+
+    class Attn(nn.Module):
+        def __init__(self, d=64, h=4, p=0.1):
+            super().__init__()
+            self.h, self.p = h, p
+            self.qkv = nn.Linear(d, 3 * d)
+            self.out = nn.Linear(d, d)
+
+        def forward(self, x, pad_mask):
+            b, t, d = x.shape
+            q, k, v = self.qkv(x).view(b, t, 3, self.h, d // self.h).permute(2, 0, 3, 1, 4)
+            mask = pad_mask[:, None, None, :]
+            with sdpa_kernel(SDPBackend.FLASH_ATTENTION):
+                y = F.scaled_dot_product_attention(q, k, v, attn_mask=mask, dropout_p=self.p if self.training else 0.0)
+            return self.out(y.transpose(1, 2).reshape(b, t, d))
+
+
+    model = nn.ModuleDict({"emb": nn.Embedding(1000, 64), "attn": Attn(), "head": nn.Linear(64, 2)})
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-3)
+    print("encoder params:", sum(p.numel() for p in model.parameters()), flush=True)
+    for step in range(10):
+        ids = torch.randint(1, 1000, (8, 24))
+        lengths = torch.randint(8, 25, (8,))
+        pad_mask = torch.arange(24)[None, :] < lengths[:, None]
+        h = model["attn"](model["emb"](ids), pad_mask)
+        loss = F.cross_entropy(model["head"](h[:, 0]), torch.randint(0, 2, (8,)))
+        opt.zero_grad(); loss.backward(); opt.step()
+        print(f"step {step} loss {loss.item():.4f}", flush=True)
+    """, "train.log", "/home/eva/enc", SITE.format(user="eva"))
+
 
 # ---------------------------------------------------------------------------------------------- written
 
@@ -869,6 +913,269 @@ written(
     1 failed in 6.12s
     """},
     {}, ["num_labels"])
+
+
+written(
+    "sdpa-no-available-kernel-v100-flash-only-02", "sdpa-no-available-kernel", "medium",
+    "2x V100 torchrun fine-tune whose model code disables the math and mem-efficient SDPA backends to force "
+    "flash attention; on sm70 the flash kernel is refused, and SDPA has no kernel left",
+    {"train.log": """
+    + torchrun --nproc_per_node=2 finetune_vit.py --bs 64 --fp16
+    W1129 08:31:12.004000 5511 torch/distributed/run.py:779] Setting OMP_NUM_THREADS environment variable for each process to be 1 in default
+    [rank0] GPUs: Tesla V100-SXM2-32GB x2, torch 2.1.2+cu121
+    [rank0] building vit_base_patch16_224, sdpa flash-only (configs/fast_attn.yaml)
+    /opt/venv/lib/python3.10/site-packages/torch/nn/functional.py:5476: UserWarning: Memory efficient kernel not used because: (Triggered internally at ../aten/src/ATen/native/transformers/cuda/sdp_utils.cpp:367.)
+      attn_output = scaled_dot_product_attention(q, k, v, attn_mask, dropout_p, is_causal)
+    /opt/venv/lib/python3.10/site-packages/torch/nn/functional.py:5476: UserWarning: Memory Efficient attention has been runtime disabled. (Triggered internally at ../aten/src/ATen/native/transformers/sdp_utils_cpp.h:437.)
+      attn_output = scaled_dot_product_attention(q, k, v, attn_mask, dropout_p, is_causal)
+    /opt/venv/lib/python3.10/site-packages/torch/nn/functional.py:5476: UserWarning: Flash attention kernel not used because: (Triggered internally at ../aten/src/ATen/native/transformers/cuda/sdp_utils.cpp:369.)
+      attn_output = scaled_dot_product_attention(q, k, v, attn_mask, dropout_p, is_causal)
+    /opt/venv/lib/python3.10/site-packages/torch/nn/functional.py:5476: UserWarning: Flash attention only supports gpu architectures in the range [sm75, sm90]. Attempting to run on a sm 7.0 gpu. (Triggered internally at ../aten/src/ATen/native/transformers/cuda/sdp_utils.cpp:189.)
+      attn_output = scaled_dot_product_attention(q, k, v, attn_mask, dropout_p, is_causal)
+    [rank0]: Traceback (most recent call last):
+    [rank0]:   File "/home/vit/finetune_vit.py", line 140, in <module>
+    [rank0]:     loss = model(images, labels)
+    [rank0]:   File "/home/vit/models/vit.py", line 61, in forward
+    [rank0]:     x = F.scaled_dot_product_attention(q, k, v)
+    [rank0]: RuntimeError: No available kernel.  Aborting execution.
+    [rank1]: RuntimeError: No available kernel.  Aborting execution.
+    E1129 08:31:20.551000 5511 torch/distributed/elastic/multiprocessing/api.py:835] failed (exitcode: 1) local_rank: 0 (pid: 5530) of binary: /opt/venv/bin/python
+    torch.distributed.elastic.multiprocessing.errors.ChildFailedError:
+    """},
+    {"gpu_model": "Tesla V100-SXM2-32GB", "torch_version": "2.1.2", "launcher": "torchrun", "world_size": "2"},
+    ["math"], initiating_rank=[0, 1])
+
+written(
+    "cudagraph-output-overwritten-eval-logits-01", "cudagraph-output-overwritten", "easy",
+    "Evaluation loop of a torch.compile(mode='reduce-overhead') classifier appends each batch's logits and "
+    "concatenates them at the end; the logits of earlier batches were overwritten by later replays",
+    {"eval.log": """
+    2026-11-30 19:02:11 | INFO | eval: model compiled with mode=reduce-overhead, 1 x NVIDIA L40S
+    2026-11-30 19:02:11 | INFO | eval: 50,000 images, batch 256, 196 batches
+    eval:  100%|██████████| 196/196 [00:41<00:00,  4.77it/s]
+    Traceback (most recent call last):
+      File "/srv/cls/evaluate.py", line 92, in <module>
+        main()
+      File "/srv/cls/evaluate.py", line 81, in main
+        logits = torch.cat(all_logits)
+    RuntimeError: Error: accessing tensor output of CUDAGraphs that has been overwritten by a subsequent run. Stack trace: File "/srv/cls/model.py", line 144, in forward
+        return self.head(self.norm(x[:, 0])). To prevent overwriting, clone the tensor outside of torch.compile() or call torch.compiler.cudagraph_mark_step_begin() before each model invocation.
+    """},
+    {"gpu_model": "L40S", "launcher": "python"}, ["clone"])
+
+written(
+    "cudagraph-output-overwritten-grad-accum-02", "cudagraph-output-overwritten", "hard",
+    "8-GPU torchrun pre-training with torch.compile(mode='reduce-overhead') and gradient accumulation 4: "
+    "the .grad tensors allocated during the captured backward are overwritten, and every rank fails at the "
+    "first optimizer step",
+    {"train.log": """
+    + torchrun --nproc_per_node=8 pretrain.py --compile reduce-overhead --grad-accum 4 --micro-bs 8
+    W1201 03:44:50.118000 71120 torch/distributed/run.py:874] Setting OMP_NUM_THREADS environment variable for each process to be 1 in default
+    [rank0]: 2026-12-01 03:45:02 INFO pretrain: torch 2.13.0+cu130, 8 x NVIDIA H100 80GB HBM3, bf16
+    [rank0]: 2026-12-01 03:45:03 INFO pretrain: compiling the model (mode=reduce-overhead)
+    [rank0]: 2026-12-01 03:46:10 INFO pretrain: step 0 micro 0 loss 10.9981
+    [rank0]: 2026-12-01 03:46:11 INFO pretrain: step 0 micro 1 loss 10.9934
+    [rank0]: 2026-12-01 03:46:11 INFO pretrain: step 0 micro 2 loss 10.9902
+    [rank0]: 2026-12-01 03:46:11 INFO pretrain: step 0 micro 3 loss 10.9870
+    [rank3]: Traceback (most recent call last):
+    [rank3]:   File "/work/pretrain/pretrain.py", line 233, in <module>
+    [rank3]:     train()
+    [rank3]:   File "/work/pretrain/pretrain.py", line 201, in train
+    [rank3]:     torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+    [rank3]:   File "/opt/conda/lib/python3.12/site-packages/torch/nn/utils/clip_grad.py", line 36, in _no_grad_wrapper
+    [rank3]:     return func(*args, **kwargs)
+    [rank3]: RuntimeError: Error: accessing gradient tensor output of CUDAGraphs that has been overwritten by a subsequent run. Stack trace: [Could not find stack trace]. This can happen with torch.compile(mode='reduce-overhead') and gradient accumulation when a .grad tensor is allocated during CUDAGraph capture. If you need gradient accumulation, allocate stable .grad buffers outside CUDAGraph capture before the compiled backward runs, for example by running an eager warmup iteration or by preallocating zeroed .grad tensors. If you do not need gradient accumulation, set .grad to None before each backward.
+    [rank0]: RuntimeError: Error: accessing gradient tensor output of CUDAGraphs that has been overwritten by a subsequent run. Stack trace: [Could not find stack trace]. This can happen with torch.compile(mode='reduce-overhead') and gradient accumulation when a .grad tensor is allocated during CUDAGraph capture.
+    [rank5]: RuntimeError: Error: accessing gradient tensor output of CUDAGraphs that has been overwritten by a subsequent run. Stack trace: [Could not find stack trace].
+    W1201 03:46:12.904000 71120 torch/distributed/elastic/multiprocessing/api.py:1028] Sending process 71141 closing signal SIGTERM
+    E1201 03:46:13.310000 71120 torch/distributed/elastic/multiprocessing/api.py:1002] failed (exitcode: 1) local_rank: 3 (pid: 71144) of binary: /opt/conda/bin/python
+    torch.distributed.elastic.multiprocessing.errors.ChildFailedError:
+    """},
+    {"gpu_model": "H100 80GB HBM3", "torch_version": "2.13.0", "launcher": "torchrun", "world_size": "8", "precision": "bf16"},
+    ["grad"], initiating_rank=[0, 3, 5])
+
+written(
+    "jax-cuda-backend-missing-cpu-jaxlib-01", "jax-cuda-backend-missing", "medium",
+    "A Flax training job on an A100 node installed with plain 'pip install jax'; JAX warns it falls back to CPU, "
+    "the job crawls, and the script's own GPU check then fails",
+    {"job-55120.out": """
+    + pip list 2>/dev/null | grep -i -E "^(jax|jaxlib|flax|optax)"
+    flax                0.8.5
+    jax                 0.4.30
+    jaxlib              0.4.30
+    optax               0.2.3
+    + nvidia-smi -L
+    GPU 0: NVIDIA A100-SXM4-80GB (UUID: GPU-7d1c2b3a-4e5f-6a7b-8c9d-0e1f2a3b4c5d)
+    + python train_flax.py --config configs/resnet50_imagenet.py
+    WARNING:2026-11-28 10:14:07,881:jax._src.xla_bridge:An NVIDIA GPU may be present on this machine, but a CUDA-enabled jaxlib is not installed. Falling back to cpu.
+    I1128 10:14:08.002144 139871 train.py:88] devices: [CpuDevice(id=0)]
+    I1128 10:14:51.551021 139871 train.py:140] step 1, 43.5 s/step
+    Traceback (most recent call last):
+      File "/home/fl/imagenet/train_flax.py", line 212, in <module>
+        main()
+      File "/home/fl/imagenet/train_flax.py", line 146, in main
+        assert jax.default_backend() == "gpu", f"expected a GPU backend, got {jax.devices()}"
+    AssertionError: expected a GPU backend, got [CpuDevice(id=0)]
+    """},
+    {"gpu_model": "A100-SXM4-80GB", "launcher": "python"}, ["jax[cuda12]"])
+
+written(
+    "jax-cuda-backend-missing-devices-gpu-02", "jax-cuda-backend-missing", "medium",
+    "A container built from a requirements file pinning jax==0.4.30 without the cuda12 extra; the job asks "
+    "for jax.devices('gpu') and JAX, which only has its CPU backend, refuses",
+    {"run.log": """
+    $ pip list | grep -i -E "^jax"
+    jax                       0.4.30
+    jaxlib                    0.4.30
+    $ python -m diffusion.train --config configs/ddpm_cifar.py --workdir /ckpt/ddpm
+    WARNING:2026-12-01 09:21:40,112:jax._src.xla_bridge:An NVIDIA GPU may be present on this machine, but a CUDA-enabled jaxlib is not installed. Falling back to cpu.
+    Traceback (most recent call last):
+      File "/app/diffusion/train.py", line 311, in <module>
+        main()
+      File "/app/diffusion/train.py", line 64, in main
+        devices = jax.devices("gpu")
+      File "/usr/local/lib/python3.11/site-packages/jax/_src/xla_bridge.py", line 1082, in devices
+        return get_backend(backend).devices()
+      File "/usr/local/lib/python3.11/site-packages/jax/_src/xla_bridge.py", line 997, in _get_backend_uncached
+        platform = canonicalize_platform(platform)
+      File "/usr/local/lib/python3.11/site-packages/jax/_src/xla_bridge.py", line 798, in canonicalize_platform
+        raise RuntimeError(f"Unknown backend: '{platform}' requested, but no "
+    RuntimeError: Unknown backend: 'gpu' requested, but no platforms that are instances of gpu are present. Platforms present are: cpu
+    """},
+    {"launcher": "python"}, ["jax[cuda12]"])
+
+written(
+    "jax-cudnn-version-mismatch-torch-shared-env-01", "jax-cudnn-version-mismatch", "medium",
+    "A JAX data-augmentation step in an environment that also has PyTorch: torch's nvidia-cudnn-cu12 pin is "
+    "older than the jax CUDA plugin needs, XLA refuses the loaded cuDNN and the first convolution fails",
+    {"augment.log": """
+    + pip list | grep -i -E "^(jax|torch |nvidia-cudnn)"
+    jax                      0.4.30
+    jax-cuda12-plugin        0.4.30
+    nvidia-cudnn-cu12        8.9.2.26
+    torch                    2.3.1
+    + python augment_jax.py --shards 64
+    2026-11-29 12:40:03.114201: E external/xla/xla/stream_executor/cuda/cuda_dnn.cc:535] Loaded runtime CuDNN library: 8.9.2 but source was compiled with: 9.1.1.  CuDNN library needs to have matching major version and equal or higher minor version. If using a binary install, upgrade your CuDNN library.  If building from sources, make sure the library loaded at runtime is compatible with the version specified during compile configuration.
+    Traceback (most recent call last):
+      File "/home/aug/augment_jax.py", line 57, in <module>
+        out = blur(batch)
+      File "/home/aug/augment_jax.py", line 31, in blur
+        return jax.lax.conv_general_dilated(x, kernel, (1, 1), "SAME", dimension_numbers=("NHWC", "HWIO", "NHWC"))
+    jaxlib.xla_extension.XlaRuntimeError: FAILED_PRECONDITION: DNN library initialization failed. Look at the errors above for more details.
+    """},
+    {"torch_version": "2.3.1", "launcher": "python"}, ["cuDNN"])
+
+written(
+    "jax-cudnn-version-mismatch-ld-library-path-02", "jax-cudnn-version-mismatch", "hard",
+    "Slurm job loads a cluster cudnn module (8.6) through LD_LIBRARY_PATH; the JAX CUDA backend fails to "
+    "initialise on the cuDNN check and JAX falls back to CPU with the backend error as its warning",
+    {"slurm-771204.out": """
+    + module load cuda/12.2 cudnn/8.6.0
+    + echo $LD_LIBRARY_PATH
+    /sw/cudnn/8.6.0/lib:/sw/cuda/12.2/lib64
+    + srun python -u train_gnn.py --epochs 100
+    2026-11-30 05:12:44.901233: E external/xla/xla/stream_executor/cuda/cuda_dnn.cc:535] Loaded runtime CuDNN library: 8.6.0 but source was compiled with: 8.9.4.  CuDNN library needs to have matching major version and equal or higher minor version. If using a binary install, upgrade your CuDNN library.  If building from sources, make sure the library loaded at runtime is compatible with the version specified during compile configuration.
+    WARNING:2026-11-30 05:12:44,951:jax._src.xla_bridge:CUDA backend failed to initialize: FAILED_PRECONDITION: DNN library initialization failed. Look at the errors above for more details. (Set TF_CPP_MIN_LOG_LEVEL=0 and rerun for more info.)
+    epoch 0: 100%|██████████| 812/812 [31:02<00:00,  2.29s/it]
+    slurmstepd: error: *** JOB 771204 ON gnode04 CANCELLED AT 2026-11-30T07:12:45 DUE TO TIME LIMIT ***
+    """},
+    {"launcher": "srun"}, ["LD_LIBRARY_PATH"], also=["jax-cuda-backend-missing"])
+
+written(
+    "lightning-slurm-task-mismatch-torchrun-style-01", "lightning-slurm-task-mismatch", "easy",
+    "sbatch script written for torchrun (one task per node) runs a Lightning Trainer(devices=8) under srun; "
+    "Lightning's Slurm check refuses",
+    {"slurm-30021.out": """
+    #!/bin/bash
+    #SBATCH --job-name=sd-finetune
+    #SBATCH --nodes=2
+    #SBATCH --ntasks-per-node=1
+    #SBATCH --gres=gpu:8
+    + srun python train_sd.py --trainer.devices=8 --trainer.num_nodes=2 --trainer.precision=bf16-mixed
+    Seed set to 42
+    Traceback (most recent call last):
+      File "/home/sd/train_sd.py", line 64, in <module>
+        cli = LightningCLI(SDModule, SDDataModule, save_config_kwargs={"overwrite": True})
+      File "/opt/venv/lib/python3.11/site-packages/lightning/pytorch/trainer/connectors/accelerator_connector.py", line 165, in __init__
+        self._lazy_init_strategy()
+      File "/opt/venv/lib/python3.11/site-packages/lightning/pytorch/trainer/connectors/accelerator_connector.py", line 604, in _lazy_init_strategy
+        self.cluster_environment.validate_settings(num_devices=self._parallel_devices_count, num_nodes=self._num_nodes_flag)
+      File "/opt/venv/lib/python3.11/site-packages/lightning/fabric/plugins/environments/slurm.py", line 176, in validate_settings
+        raise ValueError(
+    ValueError: You set `devices=8` in Lightning, but the number of tasks per node configured in SLURM `--ntasks-per-node=1` does not match. HINT: Set `devices=1`.
+    srun: error: gpu-n21: task 1: Exited with exit code 1
+    srun: error: gpu-n20: task 0: Exited with exit code 1
+    """},
+    {"launcher": "srun", "num_nodes": "2"}, ["ntasks-per-node"])
+
+written(
+    "lightning-slurm-task-mismatch-ntasks-02", "lightning-slurm-task-mismatch", "medium",
+    "A job submitted with --ntasks=16 instead of --ntasks-per-node; Lightning refuses the variable on every "
+    "task, the srun step fails in seconds",
+    {"train.err": """
+    /opt/venv/lib/python3.10/site-packages/lightning/fabric/plugins/environments/slurm.py:204: The `srun` command is available on your system but is not used. HINT: If your intention is to run Lightning on SLURM, prepend your python command with `srun` like so: srun python train.py --devices 8 ...
+    Traceback (most recent call last):
+      File "/scratch/u/asr/train.py", line 118, in <module>
+        trainer = pl.Trainer(accelerator="gpu", devices=8, num_nodes=2, strategy="ddp", max_epochs=30)
+      File "/opt/venv/lib/python3.10/site-packages/lightning/fabric/plugins/environments/slurm.py", line 219, in _validate_srun_variables
+        raise RuntimeError(
+    RuntimeError: You set `--ntasks=16` in your SLURM bash script, but this variable is not supported. HINT: Use `--ntasks-per-node=16` instead.
+    """, "train.out": """
+    job 918233 on nodes asr-[07-08], started 2026-11-27T21:03:10
+    """},
+    {}, ["ntasks-per-node"])
+
+written(
+    "k8s-pod-evicted-ephemeral-storage-checkpoints-01", "k8s-pod-evicted-ephemeral-storage", "medium",
+    "PyTorchJob worker writes HF Trainer checkpoints into the container's filesystem; after the third save the "
+    "pod exceeds its 100Gi ephemeral-storage limit and is evicted; the training log just stops",
+    {"worker-0.log": """
+    {'loss': 1.8821, 'grad_norm': 0.412, 'learning_rate': 1.9e-05, 'epoch': 0.28}
+    {'loss': 1.8412, 'grad_norm': 0.398, 'learning_rate': 1.8e-05, 'epoch': 0.31}
+     31%|███       | 3000/9700 [2:41:18<6:01:33,  3.24s/it]
+    Saving model checkpoint to ./outputs/checkpoint-3000
+    Configuration saved in ./outputs/checkpoint-3000/config.json
+    Model weights saved in ./outputs/checkpoint-3000/model.safetensors
+    """, "kubectl-describe-pod.txt": """
+    Name:             llama-sft-worker-0
+    Namespace:        research
+    Node:             a100-pool-4/10.1.8.44
+    Status:           Failed
+    Reason:           Evicted
+    Message:          Pod ephemeral local storage usage exceeds the total limit of containers 100Gi.
+    Containers:
+      pytorch:
+        Image:      registry.internal/llm/sft:2026.11
+        State:      Terminated
+          Reason:   ContainerStatusUnknown
+          Exit Code:  137
+        Limits:
+          ephemeral-storage:  100Gi
+          nvidia.com/gpu:     8
+    Events:
+      Type     Reason   Age   From     Message
+      ----     ------   ----  ----     -------
+      Warning  Evicted  4m    kubelet  Pod ephemeral local storage usage exceeds the total limit of containers 100Gi.
+      Normal   Killing  4m    kubelet  Stopping container pytorch
+    """},
+    {"exit_code": "137"}, ["ephemeral"])
+
+written(
+    "k8s-pod-evicted-ephemeral-storage-node-pressure-02", "k8s-pod-evicted-ephemeral-storage", "hard",
+    "A notebook-launched fine-tune downloads a 140 GB model into ~/.cache on the node disk; the node reaches "
+    "DiskPressure and the kubelet evicts the pod using most storage above its request (0)",
+    {"events.txt": """
+    $ kubectl get events -n team-nlp --sort-by=.lastTimestamp | tail -6
+    12m   Normal    Started      pod/ft-mixtral-0   Started container trainer
+    9m    Warning   EvictionThresholdMet   node/gpu-h100-11   Attempting to reclaim ephemeral-storage
+    8m    Warning   Evicted      pod/ft-mixtral-0   The node was low on resource: ephemeral-storage. Threshold quantity: 36207207219, available: 31922004Ki. Container trainer was using 151871592Ki, request is 0, has larger consumption of ephemeral-storage.
+    8m    Normal    Killing      pod/ft-mixtral-0   Stopping container trainer
+    8m    Warning   NodeHasDiskPressure   node/gpu-h100-11   Node gpu-h100-11 status is now: NodeHasDiskPressure
+    """, "trainer.log": """
+    Downloading shards:  62%|██████▎   | 12/19 [07:41<04:29, 38.51s/it]
+    model-00013-of-00019.safetensors:  71%|███████   | 3.53G/4.98G [00:27<00:11, 128MB/s]
+    """},
+    {}, ["ephemeral-storage"])
 
 
 def main() -> None:

@@ -31,6 +31,16 @@ FIRES: list[tuple[str, str | tuple[str, ...]]] = [
                                 '  File "/opt/conda/lib/python3.10/site-packages/torch/distributed/checkpoint/default_planner.py", line 254, in create_default_local_load_plan',
                                 "KeyError: 'model.output.weight'")),
     ("dtensor-mixed-tensor", "[rank1]: RuntimeError: aten.mul.Tensor got mixed torch.Tensor and DTensor, need to convert all torch.Tensor to DTensor before calling distributed operators!"),
+    ("sdpa-no-available-kernel", "RuntimeError: No available kernel.  Aborting execution."),
+    ("cudagraph-output-overwritten", "RuntimeError: Error: accessing tensor output of CUDAGraphs that has been overwritten by a subsequent run. Stack trace: File \"/app/model.py\", line 88, in forward."),
+    ("cudagraph-output-overwritten", "RuntimeError: Error: accessing gradient tensor output of CUDAGraphs that has been overwritten by a subsequent run. Stack trace: [Could not find stack trace]."),
+    ("jax-cudnn-version-mismatch", "E1130 10:11:12.345678 4021 cuda_dnn.cc:535] Loaded runtime CuDNN library: 8.6.0 but source was compiled with: 8.9.4.  CuDNN library needs to have matching major version and equal or higher minor version."),
+    ("jax-cuda-backend-missing", "WARNING:jax._src.xla_bridge:An NVIDIA GPU may be present on this machine, but a CUDA-enabled jaxlib is not installed. Falling back to cpu."),
+    ("jax-cuda-backend-missing", "RuntimeError: Unable to initialize backend 'cuda': FAILED_PRECONDITION: No visible GPU devices. (set JAX_PLATFORMS='' to automatically choose an available backend)"),
+    ("lightning-slurm-task-mismatch", "ValueError: You set `devices=8` in Lightning, but the number of tasks per node configured in SLURM `--ntasks-per-node=1` does not match. HINT: Set `devices=1`."),
+    ("lightning-slurm-task-mismatch", "RuntimeError: You set `--ntasks=16` in your SLURM bash script, but this variable is not supported. HINT: Use `--ntasks-per-node=16` instead."),
+    ("k8s-evicted-ephemeral-storage", "  Message:          Pod ephemeral local storage usage exceeds the total limit of containers 50Gi."),
+    ("k8s-evicted-ephemeral-storage", "  Warning  Evicted  2m  kubelet  The node was low on resource: ephemeral-storage. Threshold quantity: 10Gi, available: 8Gi."),
     ("dtensor-mixed-tensor", "RuntimeError: aten.add.Tensor: got mixed torch.Tensor and DTensor, need to convert all torch.Tensor to DTensor before calling distributed operators!"),
 ]
 
@@ -45,6 +55,9 @@ NEAR_MISSES: list[tuple[str, str | tuple[str, ...]]] = [
     ("loss-target-out-of-bounds", "IndexError: index 5 is out of bounds for dimension 0 with size 5"),
     ("ddp-params-mismatch", "RuntimeError: Expected to have finished reduction in the prior iteration before starting a new one."),
     ("dcp-missing-key", "Missing key(s) in state_dict: \"classifier.weight\", \"classifier.bias\"."),
+    ("sdpa-no-available-kernel", "UserWarning: Flash attention kernel not used because: (Triggered internally at ../aten/src/ATen/native/transformers/sdp_utils_cpp.cpp:99.)"),
+    ("k8s-evicted-ephemeral-storage", "  Reason:       OOMKilled"),
+    ("jax-cudnn-version-mismatch", "I1130 10:11:12.345678 4021 cuda_dnn.cc:530] Loaded cuDNN version 8907"),
     ("cuda-device-busy", "NCCL WARN Duplicate GPU detected : rank 1 and rank 0 both on CUDA device 1b000"),
 ]
 

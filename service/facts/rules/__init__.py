@@ -18,6 +18,7 @@ from __future__ import annotations
 from service.facts.rules import (
     autograd,
     checkpoint,
+    clusters,
     containers,
     cuda,
     cuda_runtime,
@@ -27,9 +28,11 @@ from service.facts.rules import (
     hardware,
     inference,
     infra,
+    jax_xla,
     memory,
     model,
     numerics,
+    torch_compile,
     torch_core,
     torch_distributed,
 )
@@ -39,7 +42,7 @@ from service.facts.rules.base import Boost, Rule
 MODULES = (cuda, memory, hardware, inference, deepspeed, distributed, numerics, autograd, model, checkpoint,
            environment, infra,
            # the domains added with kb/ as the catalogue of record (kb-torch)
-           cuda_runtime, containers, torch_core, torch_distributed)
+           cuda_runtime, containers, torch_core, torch_distributed, torch_compile, jax_xla, clusters)
 RULES: tuple[Rule, ...] = tuple(rule for module in MODULES for rule in module.RULES)
 
 __all__ = ["MODULES", "RULES", "Boost", "Rule"]

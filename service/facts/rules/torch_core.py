@@ -43,4 +43,17 @@ RULES: tuple[Rule, ...] = (
         ),
         0.92,
     ),
+    Rule(
+        "sdpa-no-available-kernel",
+        "sdpa-no-available-kernel",
+        (
+            # F.scaled_dot_product_attention with backends restricted: "RuntimeError: No available kernel.  Aborting execution."
+            r"No available kernel\. +Aborting execution",
+        ),
+        0.9,
+        boosts=(
+            # "UserWarning: Flash attention kernel not used because: (Triggered internally at .../sdp_utils.cpp:...)"
+            Boost(0.05, "SDPA said why each fused kernel was not used", line=r"(?:Flash attention|Memory efficient) kernel not used because"),
+        ),
+    ),
 )
