@@ -19,7 +19,7 @@ from service.api.negotiate import choose
 from service.errors import InFlight, KeyReused, NotAcceptable
 from service.store import Store
 from service.store.idempotency import IdempotencyKeys, Saved
-from tests.test_accounts import OOM_LOG, TEXT, LocalApp, running_app
+from tests.test_accounts import OOM_LOG, TEXT, LocalApp, admin, running_app
 
 NCCL_LOG = b"""\
 [rank1]:[E ProcessGroupNCCL.cpp:616] [Rank 1] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=4811, \
@@ -374,3 +374,14 @@ def test_the_conventions_are_in_the_document(openapi):
     assert any(p["name"] == "Idempotency-Key" and p["in"] == "header" for p in create["parameters"])
     get = openapi["paths"]["/v1/diagnoses/{diagnosis_id}"]["get"]
     assert "text/markdown" in get["responses"]["200"]["content"]
+
+
+def test_admin_purge_removes_the_expired_keys(tmp_path):
+    keys = IdempotencyKeys(Store(f"sqlite:///{tmp_path / 'crashdoc.db'}"))
+    long_ago = datetime.now(UTC) - timedelta(days=3)
+    keys.claim("ws_old", "expired", "p", long_ago)
+    keys.claim("ws_new", "fresh", "p")
+    done = admin(tmp_path, "purge", "--days", "7")
+    assert done.returncode == 0 and "and 1 expired idempotency keys" in done.stderr
+    with sqlite3.connect(tmp_path / "crashdoc.db") as db:
+        assert db.execute("select scope from idempotency_keys").fetchall() == [("ws_new",)]

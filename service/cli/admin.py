@@ -192,6 +192,7 @@ def purge(args: argparse.Namespace) -> int:
     from service.errors import BadRequest
     from service.settings import get_settings
     from service.store.accounts import utc_now
+    from service.store.idempotency import IdempotencyKeys
 
     days = args.days if args.days is not None else get_settings().retention_days
     if days <= 0:
@@ -200,5 +201,7 @@ def purge(args: argparse.Namespace) -> int:
     acc = _accounts()
     diagnoses = acc.store.purge(days)
     counters = acc.purge_usage((utc_now() - timedelta(days=days)).date())
-    _note(f"purged {diagnoses} diagnoses (with their chat) and {counters} daily usage counters older than {days} days")
+    keys = IdempotencyKeys(acc.store).purge()
+    _note(f"purged {diagnoses} diagnoses (with their chat) and {counters} daily usage counters older than {days} days, "
+          f"and {keys} expired idempotency keys")
     return 0
