@@ -17,9 +17,11 @@ from fastapi.responses import JSONResponse
 from fastapi.routing import APIRoute
 from fastapi.staticfiles import StaticFiles
 
-from service.api import errors
+from service.api import deps, errors
 from service.api.account_routes import router as account_router
 from service.api.deps import rate_limit_headers
+from service.api.fleet_routes import router as fleet_router
+from service.api.job_routes import router as job_router
 from service.api.routes import router
 from service.pipeline import Engine
 from service.settings import Settings, get_settings
@@ -118,7 +120,9 @@ def create_app(settings: Settings | None = None, engine: Engine | None = None) -
             purged = engine.store.purge(settings.retention_days)
             if purged:
                 log.info("purged %d diagnoses older than %d days", purged, settings.retention_days)
+        queue = deps.queue(app)  # on SQLite this starts the runner: jobs left by a process that died are taken up
         yield
+        await to_thread.run_sync(queue.stop)
 
     app = FastAPI(
         title="crashdoc",
@@ -162,6 +166,8 @@ def create_app(settings: Settings | None = None, engine: Engine | None = None) -
     _mount_docs(app)
     app.include_router(router)
     app.include_router(account_router)
+    app.include_router(job_router)
+    app.include_router(fleet_router)
     app.include_router(slack_router)
     app.include_router(web_router)  # the pages, outside the OpenAPI schema
     app.include_router(shared_router)  # /s/{token}: a diagnosis opened from its share link

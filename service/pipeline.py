@@ -11,7 +11,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from functools import cached_property
 from typing import TYPE_CHECKING
@@ -21,7 +21,7 @@ from retrieval.errors import RetrievalError
 from retrieval.index import Index, dense_search, is_built, load_or_build
 from retrieval.kb import KnowledgeBase
 from retrieval.kb_cache import load_compiled
-from service import chat, prefilter
+from service import chat, fleet, prefilter
 from service.chat.models import ChatEvent, Message
 from service.compose import compose
 from service.errors import BadRequest, ConfigError, TooLarge
@@ -126,11 +126,11 @@ class Engine:
             prepare()
 
 
-def mask_selected(run: RawRun, masker: Masker | None = None) -> MaskedLog:
+def mask_selected(run: RawRun, masker: Masker | None = None, state: MaskState | None = None) -> MaskedLog:
     """``masking.mask`` for a run the prefilter selected: the same one pseudonym table and sweep over the run,
     but only the kept lines are masked (a line left empty costs nothing)."""
     masker = masker or get_masker()
-    state = MaskState()
+    state = state or MaskState()
     masked = [([mask_line(line, masker, state) if line else line for line in f.lines], mask_segment(f.name, masker, state), f.dropped)
               for f in run.files]
     files: list[MaskedFile] = []
@@ -191,9 +191,37 @@ class Trace:
     timings: dict[str, float]
 
 
-def run_stages(engine: Engine, sources: Sequence[Source], on_read: Callable[[int], None] | None = None) -> Trace:
-    """ingest -> mask -> facts -> retrieve -> compose, timed per stage. Stores nothing."""
-    timings: dict[str, float] = {}
+@dataclass
+class Masked:
+    """The first half of the pipeline: the run read and masked, with what reading noticed. Only masked text: this is
+    what a job carries from the request that accepted the log to the worker that diagnoses it."""
+
+    log: MaskedLog
+    notes: list[str]
+    timings: dict[str, float]
+    hosts: dict[str, str] = field(default_factory=dict)  # <HOST_n> -> the workspace's pseudonym (service/fleet)
+
+
+def read_and_mask(engine: Engine, sources: Sequence[Source], on_read: Callable[[int], None] | None = None,
+                  host_key: Callable[[str], str] | None = None) -> Masked:
+    """ingest -> mask, timed. The unmasked run is dropped before this returns; with ``host_key`` each host's
+    placeholder is also mapped to its keyed pseudonym (never to the name)."""
+    t0 = time.perf_counter()
+    raw = ingest(sources, engine.limits, on_read=on_read)
+    t1 = time.perf_counter()
+    state = MaskState()
+    log = mask_selected(raw, engine.masker, state)
+    notes = _reading_notes(raw, log)
+    del raw  # nothing downstream may see the unmasked log
+    hosts = state.pseudonyms.keyed("HOST", host_key) if host_key else {}
+    t2 = time.perf_counter()
+    return Masked(log, notes, {"ingest": round((t1 - t0) * 1000, 2), "mask": round((t2 - t1) * 1000, 2)}, hosts)
+
+
+def analyse(engine: Engine, masked: Masked, diagnosis_id: str | None = None) -> Trace:
+    """facts -> retrieve -> compose on a masked run, timed per stage. Stores nothing."""
+    timings = dict(masked.timings)
+    log = masked.log
     t = time.perf_counter()
 
     def timed(stage: str) -> None:
@@ -202,22 +230,21 @@ def run_stages(engine: Engine, sources: Sequence[Source], on_read: Callable[[int
         timings[stage] = round((now - t) * 1000, 2)
         t = now
 
-    raw = ingest(sources, engine.limits, on_read=on_read)
-    timed("ingest")
-    log = mask_selected(raw, engine.masker)
-    notes = _reading_notes(raw, log)
-    del raw  # nothing downstream may see the unmasked log
-    timed("mask")
     facts = extract_facts(log)
     timed("facts")
     found = retrieve(log, facts, engine.index)
     timed("retrieve")
-    diagnosis = compose(log, facts, found.hits, engine.kb, settings=engine.settings, diagnosis_id=new_id())
-    diagnosis.notes += notes
+    diagnosis = compose(log, facts, found.hits, engine.kb, settings=engine.settings, diagnosis_id=diagnosis_id or new_id())
+    diagnosis.notes += masked.notes
     timed("compose")
     timings["total"] = round(sum(timings.values()), 2)
     diagnosis.timings_ms = dict(timings)
     return Trace(log, facts, found.query, found.per_source, found.hits, diagnosis, timings)
+
+
+def run_stages(engine: Engine, sources: Sequence[Source], on_read: Callable[[int], None] | None = None) -> Trace:
+    """ingest -> mask -> facts -> retrieve -> compose, timed per stage. Stores nothing."""
+    return analyse(engine, read_and_mask(engine, sources, on_read))
 
 
 def diagnose(
@@ -231,11 +258,25 @@ def diagnose(
     """Run the whole pipeline on the files of one run; store the masked result unless told not to.
 
     ``on_read`` is called with the size of each chunk read (the CLI's progress)."""
-    trace = run_stages(engine, sources, on_read)
+    host_key = fleet.host_key(engine.store, workspace_id) if store and not engine.local else None
+    return diagnose_masked(engine, read_and_mask(engine, sources, on_read, host_key), store=store, workspace_id=workspace_id)
+
+
+def diagnose_masked(engine: Engine, masked: Masked, *, store: bool = True, workspace_id: str | None = None,
+                    diagnosis_id: str | None = None) -> Diagnosis:
+    """The second half of ``diagnose()``, for a run already read and masked (a job's). With ``diagnosis_id`` it is
+    idempotent: a diagnosis already stored under that id (an earlier attempt of the same job) is returned as it is."""
+    if store and diagnosis_id is not None:
+        existing = engine.store.find(diagnosis_id, workspace_id)
+        if existing is not None:
+            return existing
+    trace = analyse(engine, masked, diagnosis_id)
     diagnosis = trace.diagnosis
     if store:
         t0 = time.perf_counter()
         engine.save(diagnosis, masked_excerpt(trace.log, diagnosis), workspace_id=workspace_id)
+        if not engine.local:  # the service's diagnoses join their failure groups (the CLI's own file does not)
+            fleet.record_diagnosis(engine.store, diagnosis, workspace_id, masked.hosts, engine.settings.bad_node_min_jobs)
         diagnosis.timings_ms["store"] = round((time.perf_counter() - t0) * 1000, 2)
         diagnosis.timings_ms["total"] = round(diagnosis.timings_ms["total"] + diagnosis.timings_ms["store"], 2)
     return diagnosis

@@ -83,6 +83,13 @@ class Settings(BaseSettings):
     # The client side (``crashdoc diagnose --server``): the service's URL and the workspace's API key.
     server_url: str | None = None
     api_key: SecretStr | None = None
+    # Jobs (service/jobs): None runs them in the serving process on SQLite, and on `crashdoc worker` on PostgreSQL.
+    jobs_in_process: bool | None = None
+    jobs_workers: int = Field(default=2, ge=1, le=64)  # threads running jobs in one process
+    # A node named by hardware-class failures of this many distinct runs is flagged (GET /v1/nodes/flagged).
+    bad_node_min_jobs: int = Field(default=3, ge=2)
+    # Client addresses: X-Forwarded-For is believed only from these proxies (addresses or CIDR networks).
+    trusted_proxies: list[str] = []
 
     # Plans: daily diagnosis allowance per workspace.
     plan_free_daily: int = 5

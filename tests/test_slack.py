@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import itertools
 import json
 import logging
 import queue
@@ -31,6 +32,7 @@ from pydantic import SecretStr
 from service.app import create_app
 from service.chat.models import Citation, Message
 from service.errors import AuthError, BadRequest, NotFound
+from service.jobs import records as job_records
 from service.models import Candidate, CollateralOut, Diagnosis, Evidence
 from service.pipeline import history_of
 from service.slack import blocks, handlers
@@ -92,12 +94,20 @@ def signed_headers(body: bytes, *, secret: str = SECRET, timestamp: int | None =
             "Content-Type": "application/x-www-form-urlencoded"}
 
 
+_triggers = itertools.count(1)
+
+
+def trigger_id() -> str:
+    """Slack gives each invocation its own trigger_id (crashdoc's idempotency key for the reply): so does each body here."""
+    return f"{next(_triggers)}.738474920.8088930838d88f008e0"
+
+
 def command_body(text: str, response_url: str, command: str = "/crashdoc") -> bytes:
     return urlencode({
         "token": "deprecated-verification-token", "team_id": "T0001", "team_domain": "ml-team",
         "channel_id": "C0001", "channel_name": "training", "user_id": "U0001", "user_name": "maria",
         "command": command, "text": slack_escape(text), "api_app_id": "A0001",
-        "response_url": response_url, "trigger_id": "1.2.3",
+        "response_url": response_url, "trigger_id": trigger_id(),
     }).encode()
 
 
@@ -107,7 +117,7 @@ def interaction_body(payload: dict[str, Any]) -> bytes:
 
 def block_actions(response_url: str, action: dict[str, Any]) -> dict[str, Any]:
     return {"type": "block_actions", "user": {"id": "U0001"}, "team": {"id": "T0001"}, "api_app_id": "A0001",
-            "response_url": response_url, "trigger_id": "1.2.3", "actions": [action]}
+            "response_url": response_url, "trigger_id": trigger_id(), "actions": [action]}
 
 
 class SlackHook:
@@ -622,13 +632,18 @@ def test_a_follow_up_on_an_unknown_diagnosis_says_so(crashdoc: Crashdoc, hook: S
 
 def test_an_unexpected_failure_in_the_background_reaches_the_user(crashdoc: Crashdoc, hook: SlackHook,
                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    calls: list[int] = []
+
     def broken(*args: Any, **kwargs: Any) -> Diagnosis:
+        calls.append(1)
         raise RuntimeError("disk on fire")
 
-    monkeypatch.setattr(handlers, "diagnose", broken)
+    monkeypatch.setattr(handlers, "diagnose_masked_paste", broken)
+    monkeypatch.setattr(job_records, "BACKOFF_S", 0.05)  # the job is retried with backoff before the user is told
     url = hook.new_url()
     assert crashdoc.command(OOM_LOG, url).status_code == 200
     post = hook.next(url)
+    assert len(calls) == 4  # every attempt, then one message
     assert post["response_type"] == "ephemeral" and limit_violations(post) == []
     assert "Something went wrong on our side" in post["text"] and "Reference `" in post["text"]
     assert "disk on fire" not in all_text(post)  # internals stay in the service

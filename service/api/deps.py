@@ -14,6 +14,8 @@
     read_body, read_sources              a request's log, raw body or multipart files, within the limits
                                          (415 for another Content-Type)
     require_json                         route dependency: 415 unless the body is application/json (or +json)
+    client_address(request)              the caller's address: X-Forwarded-For only from a trusted proxy
+    queue(app)                           the process's job queue (service/jobs), made once
 
 A wrong or revoked key is refused even where anonymous use is allowed: a bot with a broken key should
 hear about it, not silently drop to the anonymous allowance. The key itself is never logged.
@@ -21,12 +23,14 @@ hear about it, not silently drop to the anonymous allowance. The key itself is n
 
 from __future__ import annotations
 
+import ipaddress
 import logging
+import threading
 from collections.abc import AsyncGenerator, AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from datetime import date
-from typing import Annotated, TypeVar
+from typing import Annotated, Any, TypeVar
 
 from anyio import CapacityLimiter, to_thread
 from fastapi import Depends, Request
@@ -45,6 +49,7 @@ from service.errors import (
     UnsupportedType,
 )
 from service.ingest import Limits
+from service.jobs import queue_for
 from service.models import Diagnosis, Source
 from service.pipeline import Engine
 from service.settings import Settings
@@ -111,7 +116,48 @@ def caller(request: Request, _doc: Annotated[HTTPAuthorizationCredentials | None
         return Caller(ws, ws.id)
     if not settings(request).allow_anonymous:
         raise AuthError("This service needs an API key.", hint="Send 'Authorization: Bearer <key>'. " + _KEY_HINT)
-    return Caller(None, f"anon:{request.client.host if request.client else 'unknown'}")
+    return Caller(None, f"anon:{client_address(request)}")
+
+
+def _networks(entries: list[str]) -> list[ipaddress.IPv4Network | ipaddress.IPv6Network]:
+    return [ipaddress.ip_network(e.strip(), strict=False) for e in entries if e.strip()]
+
+
+def _trusted(address: str, networks: list[ipaddress.IPv4Network | ipaddress.IPv6Network]) -> bool:
+    try:
+        ip = ipaddress.ip_address(address.strip().strip("[]"))
+    except ValueError:
+        return False
+    return any(ip in n for n in networks)
+
+
+def client_address(request: Request) -> str:
+    """The peer's address; when the peer is one of ``trusted_proxies``, the nearest address in X-Forwarded-For
+    that is not itself a trusted proxy (the right-most untrusted hop: what the proxy saw, not what the client wrote).
+    Anyone else's X-Forwarded-For is ignored, so a caller cannot rotate it to escape the anonymous allowance."""
+    peer = request.client.host if request.client else "unknown"
+    networks = _networks(settings(request).trusted_proxies)
+    if not networks or not _trusted(peer, networks):
+        return peer
+    hops = [h.strip() for h in ",".join(request.headers.getlist("x-forwarded-for")).split(",") if h.strip()]
+    for hop in reversed(hops):
+        if not _trusted(hop, networks):
+            return hop[:64]
+    return hops[0][:64] if hops else peer
+
+
+def queue(app: Any) -> Any:
+    """The process's job queue (made on first use): ``InProcess`` on SQLite, procrastinate on PostgreSQL."""
+    q = getattr(app.state, "queue", None)
+    if q is None:
+        with _queue_lock:
+            q = getattr(app.state, "queue", None)
+            if q is None:
+                q = app.state.queue = queue_for(app.state.engine)
+    return q
+
+
+_queue_lock = threading.Lock()
 
 
 CallerDep = Annotated[Caller, Depends(caller)]

@@ -43,6 +43,7 @@ from service.api.schemas import (
     Question,
     ShareLink,
 )
+from service.api.job_routes import accept_diagnosis, wants_async
 from service.chat.models import ChatEvent
 from service.errors import CrashdocError, NotFound
 from service.models import Diagnosis
@@ -85,9 +86,13 @@ def healthz(engine: EngineDep) -> Health:
 
 @router.post("/v1/diagnoses", status_code=201, response_model=Diagnosis, tags=["diagnoses"], openapi_extra=_LOG_BODY,
              responses={201: {"description": f"the diagnosis: {_NEGOTIATED}", "headers": _LOCATION, "content": _MARKDOWN},
+                        202: {"description": "accepted (`Prefer: respond-async`): the job, `Location: /v1/jobs/{id}`"},
                         **IDEMPOTENCY_RESPONSES})
 async def create_diagnosis(request: Request, engine: EngineDep, who: CallerDep, key: IdempotencyKey = None) -> Response:
-    """Diagnose the files of one run: the log as the raw body (text/plain, gzip accepted) or multipart `files`."""
+    """Diagnose the files of one run: the log as the raw body (text/plain, gzip accepted) or multipart `files`.
+    With `Prefer: respond-async`: `202` and `Location: /v1/jobs/{id}` at once, the diagnosis made by a worker."""
+    if wants_async(request):
+        return await accept_diagnosis(request, engine, who)
     media = negotiate.choose(request.headers.get("accept"))
     sources = await read_sources(request, engine.limits)
 

@@ -6,7 +6,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from service.cli import admin, diagnose, evaluate, explain, kb, mask, serve
+from service.cli import admin, diagnose, evaluate, explain, kb, mask, serve, worker
 from service.errors import CrashdocError
 
 # (name, module): each module has ``add_parser(subparsers)`` and ``run(args) -> int``.
@@ -17,6 +17,7 @@ COMMANDS = (
     ("mask", mask),
     ("kb", kb),
     ("serve", serve),
+    ("worker", worker),
     ("admin", admin),
 )
 

@@ -28,5 +28,8 @@ def run(args: argparse.Namespace) -> int:
     uvicorn.run(
         "service.app:create_app", factory=True, host=args.host, port=args.port, workers=args.workers,
         log_level="info", access_log=False,
+        # The app reads X-Forwarded-For itself, and only from CRASHDOC_TRUSTED_PROXIES (api/deps.client_address):
+        # uvicorn's default would believe it from any loopback caller.
+        proxy_headers=False,
     )
     return 0

@@ -7,6 +7,7 @@ first appearance, so nothing stored (the masked log, the diagnosis) can be mappe
 from __future__ import annotations
 
 import ipaddress
+from collections.abc import Callable
 
 from service.masking.kinds import KINDS, Kind
 
@@ -42,6 +43,11 @@ class Pseudonyms:
             found = f"<{kind.tag}_{len(table) + 1}>"
             table[key] = found
         return found
+
+    def keyed(self, tag: str, key: Callable[[str], str]) -> dict[str, str]:
+        """Each ``tag`` placeholder of this run -> ``key(normalised value)`` (a keyed hash: service/fleet/nodes.py),
+        made before the table is dropped, so a value is never kept, only what it keys to."""
+        return {placeholder: key(value) for value, placeholder in self._table.get(tag, {}).items()}
 
     def __len__(self) -> int:
         return sum(len(t) for t in self._table.values())

@@ -6,7 +6,8 @@ from retrieval.index import lexical_search
 from retrieval.kb import Entry
 from service.errors import InputError
 from service.models import Source
-from service.pipeline import Engine, ask, diagnose
+from service.masking import mask_text
+from service.pipeline import Engine, Masked, ask, diagnose, diagnose_masked
 from service.slack import blocks
 from service.slack.blocks import SlackMessage
 from service.slack.webapi import SlackApi
@@ -14,12 +15,6 @@ from service.slack.webapi import SlackApi
 PASTED_LOG_NAME = "slack-paste.log"
 MESSAGE_LOG_NAME = "slack-message.log"
 KB_RESULTS = 5
-
-
-def diagnose_pasted(engine: Engine, log: str, public_url: str | None) -> SlackMessage:
-    """A pasted log through the whole pipeline (masked first, stored like any other diagnosis)."""
-    d = diagnose(engine, [Source(name=PASTED_LOG_NAME, data=log.encode("utf-8"))])
-    return blocks.diagnosis_message(d, public_url)
 
 
 def diagnose_message(engine: Engine, api: SlackApi | None, file_ids: list[str], text: str,
@@ -48,6 +43,16 @@ def share(engine: Engine, api: SlackApi, diagnosis_id: str, channel: str, public
     api.call("chat.postMessage", channel=channel, thread_ts=posted.get("ts"), text=details["text"], blocks=details["blocks"],
              unfurl_links=False)
     return blocks.ack_message(f":white_check_mark: Shared `{diagnosis_id}` to the channel (the masked diagnosis only; details in its thread).")
+
+
+def diagnose_masked_paste(engine: Engine, masked: Masked, diagnosis_id: str, public_url: str | None) -> SlackMessage:
+    """A pasted log already masked when the command was accepted (a job's), diagnosed and stored once under its id."""
+    return blocks.diagnosis_message(diagnose_masked(engine, masked, diagnosis_id=diagnosis_id), public_url)
+
+
+def mask_question(engine: Engine, question: str) -> str:
+    """A question masked before it is kept in a job (``ask()`` masks it again: masking is idempotent)."""
+    return mask_text(question, engine.masker)[0]
 
 
 def answer_question(engine: Engine, diagnosis_id: str, question: str, public_url: str | None) -> SlackMessage:

@@ -60,6 +60,12 @@ def post(url: str, message: SlackMessage) -> int | None:
     return response.status_code
 
 
+def plain(message: SlackMessage) -> SlackMessage:
+    """The message without its blocks: what Slack still shows when it refuses the blocks (invalid_blocks)."""
+    return {"response_type": message.get("response_type", "ephemeral"), "replace_original": False,
+            "text": clip(str(message.get("text", "")), 3_000)}
+
+
 def run_job(job: Callable[[], SlackMessage], *, what: str) -> SlackMessage:
     """Run ``job``; a failure becomes a message to the user (what went wrong, what to do), never silence."""
     try:

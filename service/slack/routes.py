@@ -1,11 +1,15 @@
 """``POST /slack/commands`` and ``POST /slack/interactions``: signed by Slack, answered within its 3 seconds.
 
-Fast answers (help, usage, kb search, a log too long) come back in the HTTP response. Slow ones
-(a diagnosis, a follow-up) are acknowledged at once and posted to the ``response_url`` by a background task.
+Fast answers (help, usage, kb search, a log too long) come back in the HTTP response. A slash command's
+diagnosis or follow-up is acknowledged at once and posted to the ``response_url`` by a job (service/jobs):
+accepted once per Slack ``trigger_id`` (a command retried on another replica finds its job), counted against the
+team's allowance in the same transaction, retried, and posted once. The interactions (shortcut, modal, share,
+buttons) are still answered by background tasks of the replica that took them.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
 from collections.abc import Callable
@@ -20,6 +24,10 @@ from fastapi.responses import JSONResponse
 from service.api import deps
 from service.api.deps import Spent, refunding
 from service.errors import BadRequest, ConfigError, TooLarge
+from service.jobs import Jobs, OverAllowance, Spend
+from service.jobs.kinds import masked_payload
+from service.models import Source
+from service.pipeline import read_and_mask
 from service.settings import Settings
 from service.slack import blocks, handlers
 from service.slack.blocks import SlackMessage
@@ -100,12 +108,43 @@ async def _spend(request: Request, team_id: str, kind: str) -> Spent | dict[str,
     return blocks.quota_message(limit, USAGE_NOUNS[kind], until_reset(utc_now())[1])
 
 
+async def _reply(request: Request, team_id: str, op: dict[str, Any], key: str | None, kind: str | None) -> dict[str, Any] | None:
+    """Accept a Slack reply as a job (``op`` is its payload: masked text only), counted as one ``kind`` for the Slack
+    workspace when that has a limit. None when accepted (or already accepted under ``key``); the message to send
+    instead when the team's allowance for the day is spent."""
+    settings, engine = deps.settings(request), deps.engine(request)
+    op = {**op, "public_url": settings.public_url}  # links point where this service says it is
+    limit = None
+    if kind is not None:
+        limit = (settings.slack_team_daily if kind == "diagnosis" else settings.slack_team_questions_daily) or None
+    scope = f"slack:{team_id or 'unknown'}"
+    spend = Spend(scope, kind, limit, utc_now().date()) if kind is not None and limit is not None else None
+    jobs = Jobs(engine.store)
+    try:
+        job, created = await to_thread.run_sync(lambda: jobs.submit("slack", op, scope=scope, key=key, spend=spend))
+    except OverAllowance:
+        assert kind is not None and limit is not None
+        log.info("slack workspace over its daily %s allowance", kind)
+        return blocks.quota_message(limit, USAGE_NOUNS[kind], until_reset(utc_now())[1])
+    if created:
+        await to_thread.run_sync(deps.queue(request.app).notify, job.id)
+    log.info("slack job %s %s", job.id, "accepted" if created else "found (a retry)")
+    return None
+
+
+def _key(value: object, suffix: str = "") -> str | None:
+    """The idempotency key of a Slack request: its ``trigger_id`` (one per invocation), when it has one, with a hash
+    of what was asked (``suffix``): a retried request finds its job, a different request never does."""
+    text = str(value or "").strip()
+    return f"{text[:150]}:{hashlib.sha256(suffix.encode('utf-8')).hexdigest()[:24]}" if text else None
+
+
 def _response_url(settings: Settings, value: object) -> str:
     return check_response_url(str(value or ""), allow_insecure=settings.slack_allow_insecure_response_url)
 
 
 @router.post("/commands", summary="Slack slash command /crashdoc")
-async def slash_command(request: Request, background: BackgroundTasks) -> Response:
+async def slash_command(request: Request) -> Response:
     form = await _signed_form(request)
     if form.get("ssl_check") == "1":  # Slack checking the certificate; nothing to do
         return Response(status_code=200)
@@ -126,10 +165,12 @@ async def slash_command(request: Request, background: BackgroundTasks) -> Respon
             message = blocks.kb_message(words, entries, command, settings.public_url)
         case Diagnose(log=text):
             url = _response_url(settings, form.get("response_url"))
-            if isinstance(spent := await _spend(request, form.get("team_id", ""), "diagnosis"), dict):
-                return JSONResponse(spent)
-            job = refunding(spent, partial(handlers.diagnose_pasted, engine, text, settings.public_url))
-            background.add_task(deliver, url, job, what="diagnose")
+            source = Source(name=handlers.PASTED_LOG_NAME, data=text.encode("utf-8"))
+            masked = await to_thread.run_sync(read_and_mask, engine, [source])  # only masked text is kept
+            op = {"op": "diagnose", "response_url": url, "masked": masked_payload(masked)}
+            key = _key(form.get("trigger_id"), form.get("text", ""))
+            if (over := await _reply(request, form.get("team_id", ""), op, key, "diagnosis")):
+                return JSONResponse(over)
             lines = len(text.strip().splitlines())
             message = blocks.ack_message(
                 f":hourglass_flowing_sand: Diagnosing your log ({lines} line{'s' if lines != 1 else ''})… "
@@ -137,10 +178,11 @@ async def slash_command(request: Request, background: BackgroundTasks) -> Respon
             )
         case Ask(diagnosis_id=diagnosis_id, question=question):
             url = _response_url(settings, form.get("response_url"))
-            if isinstance(spent := await _spend(request, form.get("team_id", ""), "question"), dict):
-                return JSONResponse(spent)
-            job = refunding(spent, partial(handlers.answer_question, engine, diagnosis_id, question, settings.public_url))
-            background.add_task(deliver, url, job, what="ask")
+            op = {"op": "ask", "response_url": url, "diagnosis_id": diagnosis_id,
+                  "question": await to_thread.run_sync(handlers.mask_question, engine, question)}
+            key = _key(form.get("trigger_id"), form.get("text", ""))
+            if (over := await _reply(request, form.get("team_id", ""), op, key, "question")):
+                return JSONResponse(over)
             message = blocks.ack_message(f":hourglass_flowing_sand: Looking into your question on `{diagnosis_id}`…")
     return JSONResponse(message)
 

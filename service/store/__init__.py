@@ -97,6 +97,14 @@ class Store:
         with self.session() as s:
             return Diagnosis.model_validate_json(self._row(s, diagnosis_id, workspace_id).body)
 
+    def find(self, diagnosis_id: str, workspace_id: str | None = None) -> Diagnosis | None:
+        """The stored diagnosis, or None when there is none under this id in this workspace."""
+        with self.session() as s:
+            row = s.get(DiagnosisRow, diagnosis_id)
+            if row is None or row.workspace_id != workspace_id:
+                return None
+            return Diagnosis.model_validate_json(row.body)
+
     def excerpt(self, diagnosis_id: str, workspace_id: str | None = None) -> list[Evidence]:
         with self.session() as s:
             return [Evidence(**e) for e in json.loads(self._row(s, diagnosis_id, workspace_id).excerpt)]

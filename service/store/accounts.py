@@ -310,8 +310,11 @@ class Accounts:
     def refund(self, subject: str, kind: str, day: date) -> None:
         """Give back one use (the request it was counted for failed)."""
         with self.store.session() as s:
-            s.execute(update(UsageRow).where(UsageRow.subject == subject, UsageRow.day == day, UsageRow.kind == kind,
-                                             UsageRow.count > 0).values(count=UsageRow.count - 1))
+            self._refund(s, subject, kind, day)
+
+    def _refund(self, s: Session, subject: str, kind: str, day: date) -> None:
+        s.execute(update(UsageRow).where(UsageRow.subject == subject, UsageRow.day == day, UsageRow.kind == kind,
+                                         UsageRow.count > 0).values(count=UsageRow.count - 1))
 
     def usage(self, subject: str, day: date) -> dict[str, int]:
         with self.store.session() as s:

@@ -138,3 +138,86 @@ class ServiceSecretRow(Base):
     name: Mapped[str] = mapped_column(String(40), primary_key=True)
     value: Mapped[str] = mapped_column(String(128))
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+# ---------------------------------------------------------------- jobs (migration 0004)
+
+
+class JobRow(Base):
+    """A unit of background work (service/jobs): accepted once, run by a worker, retried with backoff.
+
+    ``payload`` holds only masked text (a masked run, a masked question), compressed. ``scope`` + ``key`` is the
+    caller's idempotency key: the same key from the same caller finds the job it made, on any replica."""
+
+    __tablename__ = "jobs"
+
+    id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    kind: Mapped[str] = mapped_column(String(24))  # "diagnose" | "slack" | "alert"
+    scope: Mapped[str] = mapped_column(String(80))  # who may see it: a workspace id, "anon:<ip>", "slack:<team>"
+    key: Mapped[str | None] = mapped_column(String(200), nullable=True)  # the caller's idempotency key
+    workspace_id: Mapped[str | None] = mapped_column(String(32), nullable=True)
+    status: Mapped[str] = mapped_column(String(16), index=True)  # queued | running | done | failed
+    attempts: Mapped[int] = mapped_column(Integer, default=0)
+    max_attempts: Mapped[int] = mapped_column(Integer)
+    payload: Mapped[str] = mapped_column(Text)  # base64 of zlib'd JSON, masked text only
+    result: Mapped[str | None] = mapped_column(Text, nullable=True)  # JSON
+    error: Mapped[str | None] = mapped_column(Text, nullable=True)  # JSON {code, message}
+    # What the job was counted against, given back when it fails for good.
+    usage_subject: Mapped[str | None] = mapped_column(String(80), nullable=True)
+    usage_kind: Mapped[str | None] = mapped_column(String(16), nullable=True)
+    usage_day: Mapped[date | None] = mapped_column(Date, nullable=True)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    run_after: Mapped[datetime] = mapped_column(DateTime(timezone=True))  # not before (backoff)
+    lease_until: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)  # a running claim
+    delivered_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)  # reply posted
+
+    __table_args__ = (Index("ux_jobs_scope_key", "scope", "key", unique=True), Index("ix_jobs_due", "status", "run_after"))
+
+
+# ---------------------------------------------------------------- fleet (migration 0005)
+
+
+class WorkspaceSecretRow(Base):
+    """The key a workspace's pseudonyms are made with (HMAC): the same node is the same pseudonym in every diagnosis
+    of one workspace, and another workspace cannot match it. Made on first use; never leaves the database."""
+
+    __tablename__ = "workspace_secrets"
+
+    scope: Mapped[str] = mapped_column(String(80), primary_key=True)  # a workspace id, or "anon"
+    secret: Mapped[str] = mapped_column(String(64))
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+
+
+class OccurrenceRow(Base):
+    """One diagnosis as an occurrence of a failure group (its fingerprint)."""
+
+    __tablename__ = "occurrences"
+
+    diagnosis_id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    scope: Mapped[str] = mapped_column(String(80))  # the workspace id, or "anon"
+    fingerprint: Mapped[str] = mapped_column(String(16))
+    entry_id: Mapped[str | None] = mapped_column(String(80), nullable=True)
+    title: Mapped[str] = mapped_column(String(200))
+    category: Mapped[str | None] = mapped_column(String(40), nullable=True)
+    template: Mapped[str] = mapped_column(Text)  # the decisive line with what varies replaced (masked text)
+    hosts: Mapped[str] = mapped_column(Text)  # JSON list of the workspace's node pseudonyms
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+
+    __table_args__ = (Index("ix_occurrences_scope_fp", "scope", "fingerprint", "created_at"),)
+
+
+class NodeSightingRow(Base):
+    """A node (a host, or a GPU by its UUID) named by a diagnosis, as the workspace's pseudonym, with the evidence."""
+
+    __tablename__ = "node_sightings"
+
+    diagnosis_id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    node: Mapped[str] = mapped_column(String(40), primary_key=True)  # node-<hmac>, gpu-<hmac>
+    scope: Mapped[str] = mapped_column(String(80))
+    hardware: Mapped[bool] = mapped_column(Integer)  # a hardware-class failure (category hardware, or an Xid)
+    entry_id: Mapped[str | None] = mapped_column(String(80), nullable=True)
+    xid: Mapped[str | None] = mapped_column(String(16), nullable=True)
+    pci: Mapped[str | None] = mapped_column(String(200), nullable=True)  # bus ids on the evidence lines
+    evidence: Mapped[str] = mapped_column(Text)  # the masked line that names it
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+
+    __table_args__ = (Index("ix_node_sightings_scope_node", "scope", "node"),)

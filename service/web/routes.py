@@ -13,6 +13,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import RedirectResponse, Response
 
 from retrieval.kb import Entry
+from service import fleet
 from service.api import deps
 from service.errors import AuthError, CrashdocError, InputError, NotFound, QuotaExceeded
 from service.facts.vocabulary import key_facts
@@ -193,3 +194,17 @@ def static(name: str, v: str = "") -> Response:
         return Response("Not found\n", status_code=404, media_type="text/plain")
     cache = "public, max-age=31536000, immutable" if v == asset.version else "no-cache"
     return Response(asset.body, media_type=asset.media_type, headers={"Cache-Control": cache, "ETag": f'"{asset.version}"'})
+
+
+# ---------------------------------------------------------------- recurring failures
+
+
+@router.get("/failures")
+def failures_page(request: Request) -> Response:
+    """The failure groups and flagged nodes of the caller's scope (a local install's: the anonymous one)."""
+    engine = deps.engine(request)
+    who = deps.caller(request, None)
+    scope = fleet.records.scope_of(who.workspace_id)
+    n = engine.settings.bad_node_min_jobs
+    return page("failures.html", groups=fleet.records.failures(engine.store, scope),
+                flagged=fleet.records.flagged_nodes(engine.store, scope, n), min_jobs=n, headers=_PRIVATE)
