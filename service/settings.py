@@ -88,6 +88,8 @@ class Settings(BaseSettings):
     jobs_workers: int = Field(default=2, ge=1, le=64)  # threads running jobs in one process
     # A node named by hardware-class failures of this many distinct runs is flagged (GET /v1/nodes/flagged).
     bad_node_min_jobs: int = Field(default=3, ge=2)
+    # Alert URLs must be https (Slack: hooks.slack.com); loopback http only when this says so (tests).
+    alerts_allow_insecure_urls: bool = False
     # Client addresses: X-Forwarded-For is believed only from these proxies (addresses or CIDR networks).
     trusted_proxies: list[str] = []
 

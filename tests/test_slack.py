@@ -428,7 +428,7 @@ class _Recorder(logging.Handler):
 def diagnosed(crashdoc: Crashdoc, hook: SlackHook) -> Diagnosed:
     """/crashdoc <OOM log>, with the pipeline held until the acknowledgement is in: proves the ack doesn't wait."""
     release = threading.Event()
-    real = handlers.diagnose
+    real = handlers.diagnose_masked
 
     def held(*args: Any, **kwargs: Any) -> Diagnosis:
         if not release.wait(300):
@@ -442,7 +442,7 @@ def diagnosed(crashdoc: Crashdoc, hook: SlackHook) -> Diagnosed:
     crashdoc_log.setLevel(logging.DEBUG)
     try:
         with pytest.MonkeyPatch.context() as mp:
-            mp.setattr(handlers, "diagnose", held)
+            mp.setattr(handlers, "diagnose_masked", held)
             ack = crashdoc.command(OOM_LOG, url)
             before = hook.count(url)
             release.set()

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Query
+from fastapi import APIRouter, Query, Response
 from pydantic import BaseModel, Field
 
-from service.api.deps import CallerDep, EngineDep
-from service.fleet import records
+from service.api.deps import CallerDep, EngineDep, require_workspace
+from service.fleet import alerts, flagged, records
 
 router = APIRouter()
 
@@ -47,8 +47,7 @@ def group_out(g: records.Group) -> GroupOut:
 
 
 def flagged_out(n: records.FlaggedNode) -> dict[str, Any]:
-    return {"node": n.node, "jobs": n.jobs, "first_seen": n.first_seen.isoformat(timespec="seconds"),
-            "last_seen": n.last_seen.isoformat(timespec="seconds"), "evidence": n.evidence}
+    return flagged(n)
 
 
 @router.get("/v1/failures", response_model=FailuresOut, tags=["fleet"])
@@ -64,3 +63,48 @@ def list_flagged_nodes(engine: EngineDep, who: CallerDep) -> FlaggedOut:
     """Nodes named by hardware-class failures (category hardware, or an Xid) of at least `min_jobs` distinct runs."""
     n = engine.settings.bad_node_min_jobs
     return FlaggedOut(min_jobs=n, nodes=[flagged_out(x) for x in records.flagged_nodes(engine.store, records.scope_of(who.workspace_id), n)])
+
+
+class SubscriptionIn(BaseModel):
+    kind: str = Field(description="`webhook` (signed JSON POST) or `slack` (an incoming webhook URL)")
+    url: str = Field(max_length=2000)
+    events: list[str] = Field(description="any of new_group, group_threshold, flagged_node")
+    threshold: int = Field(default=10, description="group_threshold: alert when a group reaches this many occurrences")
+
+
+class SubscriptionOut(BaseModel):
+    id: str
+    kind: str
+    url: str
+    events: list[str]
+    threshold: int
+    created_at: str
+    secret: str | None = Field(default=None, description="signs the webhook bodies; shown only when made")
+
+
+def subscription_out(sub: alerts.Subscription, with_secret: bool = False) -> SubscriptionOut:
+    return SubscriptionOut(id=sub.id, kind=sub.kind, url=sub.url, events=sub.events, threshold=sub.threshold,
+                           created_at=sub.created_at.isoformat(timespec="seconds"), secret=sub.secret if with_secret else None)
+
+
+@router.post("/v1/alerts", status_code=201, response_model=SubscriptionOut, tags=["fleet"])
+def create_subscription(body: SubscriptionIn, engine: EngineDep, who: CallerDep) -> SubscriptionOut:
+    """Subscribe a webhook or a Slack channel to new failure groups, a group reaching `threshold`, flagged nodes.
+    The `secret` (for `X-Crashdoc-Signature`) is shown once."""
+    ws = require_workspace(who, "Alerts")
+    sub = alerts.subscribe(engine.store, ws.id, body.kind, body.url, body.events, body.threshold,
+                           engine.settings.alerts_allow_insecure_urls)
+    return subscription_out(sub, with_secret=True)
+
+
+@router.get("/v1/alerts", tags=["fleet"])
+def list_subscriptions(engine: EngineDep, who: CallerDep) -> dict[str, list[SubscriptionOut]]:
+    ws = require_workspace(who, "Alerts")
+    return {"subscriptions": [subscription_out(s) for s in alerts.subscriptions(engine.store, ws.id)]}
+
+
+@router.delete("/v1/alerts/{subscription_id}", status_code=204, tags=["fleet"])
+def delete_subscription(subscription_id: str, engine: EngineDep, who: CallerDep) -> Response:
+    ws = require_workspace(who, "Alerts")
+    alerts.unsubscribe(engine.store, ws.id, subscription_id)
+    return Response(status_code=204)

@@ -49,8 +49,16 @@ def secret_for(store: Store, scope: str) -> bytes:
         return bytes.fromhex(made.secret)
 
 
-def record(store: Store, d: Diagnosis, scope: str, hosts: dict[str, str], secret: bytes) -> None:
-    """The diagnosis as an occurrence, and its node sightings; a second call for the same diagnosis does nothing."""
+@dataclass(frozen=True)
+class Recorded:
+    fingerprint: str
+    count: int  # the group's occurrences, this one included
+    nodes: list[str]  # the nodes this diagnosis named
+
+
+def record(store: Store, d: Diagnosis, scope: str, hosts: dict[str, str], secret: bytes) -> Recorded | None:
+    """The diagnosis as an occurrence, and its node sightings; a second call for the same diagnosis does nothing
+    (None)."""
     fp, decisive = fingerprint(d)
     seen = sightings(d, hosts, secret)
     now = datetime.now(UTC)
@@ -58,13 +66,16 @@ def record(store: Store, d: Diagnosis, scope: str, hosts: dict[str, str], secret
     xid = d.facts["xid"].value if "xid" in d.facts else None
     with store.session() as s:
         if s.get(OccurrenceRow, d.id) is not None:
-            return
+            return None
         s.add(OccurrenceRow(diagnosis_id=d.id, scope=scope, fingerprint=fp, entry_id=d.entry_id, title=d.title[:200],
                             category=d.category, template=decisive, created_at=now,
                             hosts=json.dumps(sorted({s.node for s in seen if s.node.startswith("node-")}))))
         for sight in seen:
             s.add(NodeSightingRow(diagnosis_id=d.id, node=sight.node, scope=scope, hardware=int(hardware),
                                   entry_id=d.entry_id, xid=xid, pci=sight.pci, evidence=sight.evidence, created_at=now))
+        s.flush()
+        count = s.scalar(select(func.count()).where(OccurrenceRow.scope == scope, OccurrenceRow.fingerprint == fp))
+    return Recorded(fp, int(count or 0), [sight.node for sight in seen])
 
 
 @dataclass

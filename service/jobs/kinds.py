@@ -86,9 +86,23 @@ def _post_once(jobs: Jobs, job: Job, url: str, message: dict[str, Any], respond:
     jobs.mark_delivered(job.id)  # 2xx, or a 4xx that a retry would not change
 
 
+def run_alert(engine: Engine, jobs: Jobs, job: Job, final: bool) -> dict[str, Any]:
+    """An alert to a subscription's webhook or Slack channel, signed, posted until it is taken."""
+    from service.fleet import alerts
+
+    if job.delivered_at is not None:
+        return {"delivered": True}
+    status = alerts.send(engine.store, job.id, unpack(job.payload))
+    if status is None or status == 429 or status >= 500:
+        raise DeliveryFailed(f"the alert receiver answered {status}")
+    jobs.mark_delivered(job.id)
+    return {"delivered": status != 0, "status": status}
+
+
 Kind = Callable[["Engine", Jobs, Job, bool], dict[str, Any]]
 
 KINDS: dict[str, Kind] = {
     "diagnose": run_diagnose,
     "slack": run_slack,
+    "alert": run_alert,
 }

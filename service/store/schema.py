@@ -221,3 +221,18 @@ class NodeSightingRow(Base):
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
 
     __table_args__ = (Index("ix_node_sightings_scope_node", "scope", "node"),)
+
+
+class AlertSubscriptionRow(Base):
+    """A workspace's subscription: where to send (a signed webhook, or a Slack incoming webhook) and on what."""
+
+    __tablename__ = "alert_subscriptions"
+
+    id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    scope: Mapped[str] = mapped_column(String(80), index=True)
+    kind: Mapped[str] = mapped_column(String(16))  # "webhook" | "slack"
+    url: Mapped[str] = mapped_column(Text)
+    secret: Mapped[str] = mapped_column(String(64))  # signs webhook bodies (HMAC-SHA256); shown once when made
+    events: Mapped[str] = mapped_column(Text)  # JSON list: new_group, group_threshold, flagged_node
+    threshold: Mapped[int] = mapped_column(Integer)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
