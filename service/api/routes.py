@@ -33,6 +33,7 @@ from service.api.deps import (
 )
 from service.api.errors import error_body
 from service.api.idempotency import IDEMPOTENCY_RESPONSES, IdempotencyKey, fingerprint, once
+from service.api.job_routes import accept_diagnosis, wants_async
 from service.api.schemas import (
     Conversation,
     EntryIndex,
@@ -43,7 +44,6 @@ from service.api.schemas import (
     Question,
     ShareLink,
 )
-from service.api.job_routes import accept_diagnosis, wants_async
 from service.chat.models import ChatEvent
 from service.errors import CrashdocError, NotFound
 from service.models import Diagnosis

@@ -5,8 +5,8 @@ from __future__ import annotations
 from retrieval.index import lexical_search
 from retrieval.kb import Entry
 from service.errors import InputError
-from service.models import Source
 from service.masking import mask_text
+from service.models import Source
 from service.pipeline import Engine, Masked, ask, diagnose, diagnose_masked
 from service.slack import blocks
 from service.slack.blocks import SlackMessage

@@ -207,4 +207,4 @@ def failures_page(request: Request) -> Response:
     scope = fleet.records.scope_of(who.workspace_id)
     n = engine.settings.bad_node_min_jobs
     return page("failures.html", groups=fleet.records.failures(engine.store, scope),
-                flagged=fleet.records.flagged_nodes(engine.store, scope, n), min_jobs=n, headers=_PRIVATE)
+                flagged=fleet.records.flagged_nodes(engine.store, scope, n), min_jobs=n, headers=PRIVATE)
