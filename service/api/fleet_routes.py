@@ -97,10 +97,14 @@ def create_subscription(body: SubscriptionIn, engine: EngineDep, who: CallerDep)
     return subscription_out(sub, with_secret=True)
 
 
-@router.get("/v1/alerts", tags=["fleet"])
-def list_subscriptions(engine: EngineDep, who: CallerDep) -> dict[str, list[SubscriptionOut]]:
+class SubscriptionsOut(BaseModel):
+    subscriptions: list[SubscriptionOut]
+
+
+@router.get("/v1/alerts", response_model=SubscriptionsOut, tags=["fleet"])
+def list_subscriptions(engine: EngineDep, who: CallerDep) -> SubscriptionsOut:
     ws = require_workspace(who, "Alerts")
-    return {"subscriptions": [subscription_out(s) for s in alerts.subscriptions(engine.store, ws.id)]}
+    return SubscriptionsOut(subscriptions=[subscription_out(s) for s in alerts.subscriptions(engine.store, ws.id)])
 
 
 @router.delete("/v1/alerts/{subscription_id}", status_code=204, tags=["fleet"])

@@ -51,7 +51,7 @@ def job_out(job: Job) -> JobOut:
 
 
 @router.get("/v1/jobs/{job_id}", response_model=JobOut, tags=["jobs"])
-def get_job(job_id: JobId, engine: EngineDep, who: CallerDep) -> JobOut:
+def get_job_status(job_id: JobId, engine: EngineDep, who: CallerDep) -> JobOut:
     """A job this caller made: its status, attempts, and (when done) what it produced."""
     job = Jobs(engine.store).get(job_id, who.subject)
     if job is None:
