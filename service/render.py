@@ -24,33 +24,85 @@ def _headline(d: Diagnosis) -> str:
     return f"{d.title}  (confidence below threshold)"
 
 
-def _answer_first(d: Diagnosis, bold: Callable[[str], str]) -> list[str]:
+_BOLD = re.compile(r"\*\*(.+?)\*\*|__(.+?)__")
+_CODE = re.compile(r"(`+)(.+?)\1")
+_LINK = re.compile(r"\[([^\]]+)\]\((\S+?)\)")
+# sentinels that stand one character wide while textwrap measures a line, then become ANSI codes or nothing
+_B_ON, _B_OFF, _C_ON, _C_OFF = "\x01", "\x02", "\x03", "\x04"
+
+
+def _inline(text: str) -> str:
+    text = _CODE.sub(lambda m: _C_ON + m.group(2).strip() + _C_OFF, text)
+    text = _BOLD.sub(lambda m: _B_ON + (m.group(1) or m.group(2)) + _B_OFF, text)
+    return _LINK.sub(lambda m: f"{m.group(1)} ({m.group(2)})", text)
+
+
+def _styled(text: str, color: bool) -> str:
+    codes = {_B_ON: "\x1b[1m", _B_OFF: "\x1b[0m", _C_ON: "\x1b[36m", _C_OFF: "\x1b[0m"} if color else {}
+    for sentinel in (_B_ON, _B_OFF, _C_ON, _C_OFF):
+        text = text.replace(sentinel, codes.get(sentinel, ""))
+    return text
+
+
+def _terminal(markdown: str, bullet: str, indent: str, width: int, color: bool) -> list[str]:
+    """KB markdown (a fix or verify step) for a terminal: bold and code as styles (or plain), links spelled out,
+    paragraphs wrapped to the width under the bullet, code blocks indented without their fences."""
+    out: list[str] = []
+    fence: str | None = None
+    pad = indent + " " * len(bullet)
+    for i, line in enumerate(_unwrap(markdown)):
+        m = _FENCE.match(line)
+        if fence is not None:
+            if m and line.strip().startswith(fence):
+                fence = None
+            else:
+                out.append(_styled(f"{pad}  {_C_ON}{line}{_C_OFF}", color))
+            continue
+        if m:
+            fence = m.group(1)
+            if i == 0:
+                out.append((indent + bullet).rstrip())
+            continue
+        if not line.strip():
+            continue
+        nested = _LIST_START.match(line)
+        first = indent + bullet if i == 0 else pad + (line[: nested.end()].strip() + " " if nested else "")
+        rest = " " * len(first) if nested and i else pad
+        text = line[nested.end():] if nested and i else line
+        wrapped = textwrap.wrap(_inline(text.strip()), width=max(width, 40), initial_indent=first,
+                                subsequent_indent=rest, break_on_hyphens=False, break_long_words=False)
+        out += [_styled(w, color) for w in wrapped] or [first.rstrip()]
+    return out
+
+
+def _answer_first(d: Diagnosis, bold: Callable[[str], str], width: int = 100, color: bool = False) -> list[str]:
     """This run's sentence, the decisive line (wrapped, never cut), the first fix step and why: before the rest."""
     if d.answer is None:
         return []
-    out = [*textwrap.wrap(bold(d.answer.sentence), 100), ""]
+    out = [*textwrap.wrap(bold(d.answer.sentence), width), ""]
     if d.evidence:
         e = d.evidence[0]
         out.append(bold("Decisive line: ") + f"{e.file}:{e.line} ({_rank(e.rank)})")
-        out += textwrap.wrap(e.text, 100, initial_indent="  > ", subsequent_indent="    ", break_on_hyphens=False)
+        out += textwrap.wrap(e.text, width, initial_indent="  > ", subsequent_indent="    ", break_on_hyphens=False)
         out.append("")
     if d.fix:
-        first, *rest = d.fix[0].splitlines()
-        out.append(bold("First fix: ") + first)
-        out += [f"  {line}" for line in rest]
+        out.append(bold("First fix:"))
+        out += _terminal(d.fix[0], "", "  ", width, color)
         out.append("")
     if d.answer.why:
         out.append(bold("Why crashdoc thinks so:"))
-        out += [line for reason in d.answer.why for line in textwrap.wrap(reason, 100, initial_indent="  - ", subsequent_indent="    ")]
+        out += [line for reason in d.answer.why for line in textwrap.wrap(reason, width, initial_indent="  - ", subsequent_indent="    ")]
         out.append("")
     return out
 
 
-def to_text(d: Diagnosis, *, color: bool = False) -> str:
+def to_text(d: Diagnosis, *, color: bool = False, width: int | None = None) -> str:
+    """The diagnosis for a person at a terminal; ``width`` is the terminal's (100 when not a terminal)."""
+    width = min(width or 100, 120)
     bold = (lambda s: f"\x1b[1m{s}\x1b[0m") if color else (lambda s: s)
     out: list[str] = [bold("Root cause: ") + _headline(d), ""]
-    out += _answer_first(d, bold)
-    out += [*textwrap.wrap(d.summary, 100), ""]
+    out += _answer_first(d, bold, width, color)
+    out += [*textwrap.wrap(d.summary, width), ""]
     if d.initiating_rank is not None:
         out.append(f"Initiating rank: {d.initiating_rank}   ({len(d.collateral)} collateral error line(s) on other ranks)")
     if d.evidence:
@@ -66,16 +118,12 @@ def to_text(d: Diagnosis, *, color: bool = False) -> str:
     if d.fix:
         out.append(bold("Fix:"))
         for i, step in enumerate(d.fix, 1):
-            first, *rest = step.splitlines()
-            out.append(f"  {i}. {first}")
-            out += [f"     {line}" for line in rest]
+            out += _terminal(step, f"{i}. ", "  ", width, color)
         out.append("")
     if d.verify:
         out.append(bold("Verify:"))
         for step in d.verify:
-            first, *rest = step.splitlines()
-            out.append(f"  - {first}")
-            out += [f"    {line}" for line in rest]
+            out += _terminal(step, "- ", "  ", width, color)
         out.append("")
     if d.collateral:
         out.append(bold("Collateral (consequences, not causes):"))
@@ -93,6 +141,9 @@ def to_text(d: Diagnosis, *, color: bool = False) -> str:
         out.append("Masked before analysis: " + ", ".join(f"{k} {v}" for k, v in sorted(d.masked.items())))
     for note in d.notes:
         out.append(f"Note: {note}")
+    link = getattr(d, "url", None)
+    if link:
+        out.append(f"Page: {link}")
     out.append(f"Diagnosis {d.id} · composer {d.composer} · kb {d.kb_version} · {d.timings_ms.get('total', 0):.0f} ms")
     return "\n".join(out).rstrip() + "\n"
 
@@ -136,7 +187,7 @@ def _unwrap(text: str) -> list[str]:
     raw = text.splitlines()
     body = [line for line in raw[1:] if line.strip()]
     indent = min((len(line) - len(line.lstrip()) for line in body), default=0)
-    lines = [raw[0].strip(), *(line[indent:] if line[:indent].isspace() else line.lstrip() for line in raw[1:])] if raw else []
+    lines = [raw[0].strip(), *(line[indent:] if not line[:indent].strip() else line.lstrip() for line in raw[1:])] if raw else []
     out: list[str] = []
     fence: str | None = None
     joinable = False  # the last output line is prose a continuation line belongs to
@@ -176,7 +227,12 @@ def _item(bullet: str, step: str) -> list[str]:
 
 
 def _run_line(d: Diagnosis) -> str:
-    """What is particular to this run, before anything generic: who failed first, when, and the line that says so."""
+    """What is particular to this run, before anything generic: the run's sentence (``answer``, the one story the
+    page and the text tell) and the decisive line (``evidence[0]``); for a diagnosis stored before answers existed,
+    who failed first, when, and the first failure's line."""
+    if d.answer is not None:
+        decisive = f" {_code_span(d.evidence[0].text[:300])} ({_code_span(f'{d.evidence[0].file}:{d.evidence[0].line}')})" if d.evidence else ""
+        return f"**{' '.join(d.answer.sentence.split())}**{decisive}"
     first = next((t for t in d.timeline if t.first), None)
     line: Evidence | TimelineEvent | None = first or (d.evidence[0] if d.evidence else None)
     step = d.facts["failure_step"].value if "failure_step" in d.facts else None

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from retrieval.kb import load_kb, section_steps
-from service.models import Candidate, CollateralOut, Diagnosis, Evidence, FactOut, TimelineEvent
+from service.models import Candidate, CollateralOut, Diagnosis, Evidence, FactOut, RunAnswer, TimelineEvent
 from service.render import MARKER_PREFIX, comment_marker, to_markdown
 
 KB_DIR = Path(__file__).resolve().parents[1] / "kb"
@@ -73,6 +73,7 @@ STEPS = [
      ["1. Pick one:", "   - set `A=1` for the first case", "   - set `B=2`"]),
     ("Code keeps its wraps:\n   ```\n   a \\\n     --b\n   ```\n   then rerun it\n   twice.",
      ["1. Code keeps its wraps:", "   ```", "   a \\", "     --b", "   ```", "   then rerun it twice."]),
+    ("```python\nfor x in y:\n    f(x)\n```", ["1. ```python", "   for x in y:", "       f(x)", "   ```"]),
 ]
 
 
@@ -144,6 +145,10 @@ RUN_LINES = [
      "**The run failed:** `RuntimeError: boom` (`train.log:9`)"),
     ({"initiating_rank": None, "facts": {}, "timeline": [], "evidence": []}, "**No error line was found in the log.**"),
 ]
+
+
+RUN_LINES.append(({"answer": RunAnswer(sentence="Rank 1 ran out of GPU memory at step 40.")},
+                  "**Rank 1 ran out of GPU memory at step 40.** `Traceback (most recent call last):` (`rank_1.log:7`)"))
 
 
 @pytest.mark.parametrize(("changes", "first"), RUN_LINES)

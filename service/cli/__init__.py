@@ -6,12 +6,13 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from service.cli import admin, diagnose, evaluate, explain, kb, mask, serve, worker
+from service.cli import admin, diagnose, evaluate, explain, kb, mask, run, serve, worker
 from service.errors import CrashdocError
 
 # (name, module): each module has ``add_parser(subparsers)`` and ``run(args) -> int``.
 COMMANDS = (
     ("diagnose", diagnose),
+    ("run", run),
     ("explain", explain),
     ("eval", evaluate),
     ("mask", mask),
