@@ -27,6 +27,7 @@ def _headline(d: Diagnosis) -> str:
 _BOLD = re.compile(r"\*\*(.+?)\*\*|__(.+?)__")
 _CODE = re.compile(r"(`+)(.+?)\1")
 _LINK = re.compile(r"\[([^\]]+)\]\((\S+?)\)")
+_ITALIC = re.compile(r"(?<![\w*])\*(\S[^*\n]*?)\*(?![\w*])")
 # sentinels that stand one character wide while textwrap measures a line, then become ANSI codes or nothing
 _B_ON, _B_OFF, _C_ON, _C_OFF = "\x01", "\x02", "\x03", "\x04"
 
@@ -34,6 +35,7 @@ _B_ON, _B_OFF, _C_ON, _C_OFF = "\x01", "\x02", "\x03", "\x04"
 def _inline(text: str) -> str:
     text = _CODE.sub(lambda m: _C_ON + m.group(2).strip() + _C_OFF, text)
     text = _BOLD.sub(lambda m: _B_ON + (m.group(1) or m.group(2)) + _B_OFF, text)
+    text = _ITALIC.sub(lambda m: m.group(1), text)
     return _LINK.sub(lambda m: f"{m.group(1)} ({m.group(2)})", text)
 
 

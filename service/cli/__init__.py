@@ -6,13 +6,16 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from service.cli import admin, diagnose, evaluate, explain, kb, mask, run, serve, worker
+from service.cli import admin, comment, diagnose, evaluate, explain, history, kb, mask, run, serve, show, worker
 from service.errors import CrashdocError
 
 # (name, module): each module has ``add_parser(subparsers)`` and ``run(args) -> int``.
 COMMANDS = (
     ("diagnose", diagnose),
     ("run", run),
+    ("comment", comment),
+    ("show", show),
+    ("history", history),
     ("explain", explain),
     ("eval", evaluate),
     ("mask", mask),
@@ -32,13 +35,27 @@ nothing is uploaded. Examples:
   crashdoc diagnose rank_*.log --format json   # the files of one run, JSON for a bot
   kubectl logs job/train | crashdoc diagnose - # from stdin
   crashdoc mask train.log.gz > safe.log        # preview exactly what would leave the machine
+  crashdoc run -- torchrun --nproc-per-node 8 train.py   # run it; diagnosed if it fails or hangs
+  crashdoc history; crashdoc show last         # the diagnoses stored on this machine
+
+Colour: --color auto|always|never; NO_COLOR set to anything turns it off.
 """
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("crashdoc")
+    except PackageNotFoundError:  # run from a checkout that is not installed
+        return "unknown (not installed)"
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="crashdoc", description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter
     )
+    parser.add_argument("--version", action="version", version=f"crashdoc {_version()}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
     for _, module in COMMANDS:

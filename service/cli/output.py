@@ -32,23 +32,24 @@ def use_color(choice: str, stream: TextIO) -> bool:
     return stream.isatty()
 
 
-def render(d: Diagnosis, fmt: str, *, color: bool, width: int | None = None) -> str:
+def render(d: Diagnosis, fmt: str, *, color: bool, width: int | None = None, key: str = "crashdoc") -> str:
     from service.render import to_markdown, to_text
 
     if fmt == "json":
         return d.model_dump_json(indent=2) + "\n"
     if fmt == "markdown":
-        return to_markdown(d)
+        return to_markdown(d, key=key)
     return to_text(d, color=color, width=width)
 
 
 def emit(d: Diagnosis, args: argparse.Namespace, stream: TextIO | None = None) -> None:
     """The diagnosis in ``args.format`` to ``args.output`` or to ``stream`` (standard output by default)."""
     stream = stream or sys.stdout
+    key = getattr(args, "comment_key", "crashdoc")
     if args.output:
         path = Path(args.output)
-        path.write_text(render(d, args.format, color=args.color == "always"))
+        path.write_text(render(d, args.format, color=args.color == "always", key=key))
         return
     width = shutil.get_terminal_size((100, 24)).columns if stream.isatty() else None
-    stream.write(render(d, args.format, color=use_color(args.color, stream), width=width))
+    stream.write(render(d, args.format, color=use_color(args.color, stream), width=width, key=key))
     stream.flush()

@@ -40,6 +40,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
                    help="another file or folder of the run to diagnose with the output (repeatable)")
     p.add_argument("--server", metavar="URL", help="send the masked log to this crashdoc service instead of diagnosing here")
     p.add_argument("--no-store", action="store_true", help="do not keep the masked diagnosis in the local database")
+    p.add_argument("--comment-key", default="crashdoc", metavar="KEY", help="the PR comment's marker in --format markdown")
     add_output_args(p)
     p.set_defaults(run=run)
 
@@ -72,7 +73,11 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _diagnose(args: argparse.Namespace, settings, files):  # type: ignore[no-untyped-def]
+    """Here through diagnose(), or on --server (masked here first, only masked lines sent), as crashdoc diagnose does."""
+    from service.cli.diagnose import on_server
     from service.pipeline import Engine, diagnose
 
     engine = Engine(settings, local=True)
+    if args.server:
+        return on_server(engine, files, args.server, args.quiet)
     return diagnose(engine, files, store=not args.no_store)
