@@ -143,7 +143,7 @@ def to_text(d: Diagnosis, *, color: bool = False, width: int | None = None) -> s
         out.append("Masked before analysis: " + ", ".join(f"{k} {v}" for k, v in sorted(d.masked.items())))
     for note in d.notes:
         out.append(f"Note: {note}")
-    link = getattr(d, "url", None)
+    link = d.url
     if link:
         out.append(f"Page: {link}")
     out.append(f"Diagnosis {d.id} · composer {d.composer} · kb {d.kb_version} · {d.timings_ms.get('total', 0):.0f} ms")
@@ -253,7 +253,7 @@ def to_markdown(d: Diagnosis, *, key: str = "crashdoc", url: str | None = None) 
     The hidden marker first (``comment_marker(key)``), then the run-specific line, the root cause and summary, the
     fix and verify steps with no hard wraps, evidence, facts and collateral in collapsed ``<details>``, and the
     link to the page: ``url``, else the diagnosis' own ``url`` (a share link) when it has one."""
-    link = url or getattr(d, "url", None)
+    link = url or d.url
     out: list[str] = [comment_marker(key), _run_line(d), ""]
     if d.entry_id:
         out.append(f"**Root cause: {' '.join(d.title.split())}** · `{d.entry_id}` · confidence {d.confidence:.0%}")

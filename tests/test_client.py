@@ -259,3 +259,29 @@ def test_diagnose_on_a_server_that_is_down_exits_2_with_one_line(tmp_path):
                         str(log)], cwd=REPO, env=env, capture_output=True, timeout=300)
     err = r.stderr.decode()
     assert r.returncode == 2 and err.startswith("crashdoc: ") and "did not answer" in err and "Traceback" not in err
+
+
+def test_crashdoc_run_on_a_server_sends_the_masked_capture_and_keeps_the_exit_code(server, recorder, tmp_path):
+    """`crashdoc run --server URL`: the failed command's captured output is masked here, diagnosed there."""
+    url, bodies = recorder
+    job = tmp_path / "job.sh"
+    log = tmp_path / "train.log"
+    log.write_bytes(LOG)
+    job.write_text(f"echo export HF_TOKEN={HF_TOKEN}\ncat {log}\nexit 3\n")
+    key = new_key(server, "cli-run-server")
+    env = {**os.environ, "CRASHDOC_DATA_DIR": str(tmp_path / "cli-data"), "CRASHDOC_API_KEY": key}
+    index = server.data_dir / "index"
+    if index.exists():
+        (tmp_path / "cli-data").mkdir()
+        os.symlink(index, tmp_path / "cli-data" / "index")
+    r = subprocess.run([sys.executable, "-m", "service.cli", "run", "--server", url, "--format", "json", "-o",
+                        str(tmp_path / "d.json"), "--capture-dir", str(tmp_path / "cap"), "--", "sh", str(job)],
+                       cwd=REPO, env=env, capture_output=True, timeout=300)
+    assert r.returncode == 3, r.stderr.decode()[-2000:]
+    assert HF_TOKEN.encode() in r.stdout  # the run's own output goes through as it was
+    d = json.loads((tmp_path / "d.json").read_text())
+    assert d["entry_id"] == FUSED and d["masked"]["hf_token"] >= 1
+    sent = b"".join(bodies)
+    assert sent and HF_TOKEN.encode() not in sent + gunzipped_parts(sent)
+    with Client(server.url, key) as c:
+        assert c.diagnoses().items[0].id == d["id"]

@@ -6,7 +6,20 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from service.cli import admin, comment, diagnose, evaluate, explain, history, kb, mask, run, serve, show, worker
+from service.cli import (
+    admin,
+    comment,
+    diagnose,
+    evaluate,
+    explain,
+    history,
+    kb,
+    mask,
+    run,
+    serve,
+    show,
+    worker,
+)
 from service.errors import CrashdocError
 
 # (name, module): each module has ``add_parser(subparsers)`` and ``run(args) -> int``.
