@@ -4,6 +4,7 @@ The torchrun tests are real gloo runs on CPU (2-3 ranks, a few seconds each, plu
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -33,8 +34,8 @@ def data_dir(session_data_dir, tmp_path_factory):  # type: ignore[no-untyped-def
     return data
 
 
-def crashdoc(*args: str, data_dir: Path, cwd: Path, **kw: object) -> subprocess.Popen[bytes]:
-    env = {**os.environ, "CRASHDOC_DATA_DIR": str(data_dir), "PYTHONPATH": str(REPO)}
+def crashdoc(*args: str, data_dir: Path, cwd: Path, env: dict[str, str] | None = None, **kw: object) -> subprocess.Popen[bytes]:
+    env = {**(env or os.environ), "CRASHDOC_DATA_DIR": str(data_dir), "PYTHONPATH": str(REPO)}
     return subprocess.Popen([sys.executable, "-m", "service.cli", *args], cwd=cwd, env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, **kw)  # type: ignore[call-overload]
 
@@ -266,3 +267,24 @@ def test_a_silent_run_without_python_is_reported_as_a_hang_and_says_there_was_no
     assert p.returncode == 0 and out == b"start\n"
     assert b"crashdoc run: no output for 1 s: looks like a hang" in err
     assert b"no Python process of the run was found" in err
+
+
+@pytest.mark.skipif(py_spy() is None, reason="py-spy is not installed (pip install 'crashdoc[hang]')")
+def test_flight_recorder_dumps_the_run_writes_are_diagnosed_with_its_output(tmp_path: Path, data_dir: Path):
+    """The Flight Recorder job of tests/data/flight_recorder (TORCH_FR_BUFFER_SIZE on, gloo, each rank dumps its
+    buffer when the collective times out): the stuck rank is named during the hang, and --collect brings the dumps
+    into the diagnosis, which lines the ranks up by sequence number."""
+    job = REPO / "tests" / "data" / "flight_recorder" / "gen" / "job.py"
+    env = {**os.environ, "TORCH_FR_BUFFER_SIZE": "64"}
+    p = crashdoc("run", "--no-store", "-q", "--hang-after", "4", "--collect", "fr_dumps", "--format", "json", "-o",
+                 str(tmp_path / "d.json"), "--capture-dir", str(tmp_path / "cap"), "--", *TORCHRUN, "--nproc-per-node", "3",
+                 str(job), "--scenario", "skip", "--bad-rank", "2", "--timeout", "20", "--dump-dir", "fr_dumps",
+                 data_dir=data_dir, cwd=tmp_path, env=env)
+    _, err = p.communicate(timeout=400)
+    text = err.decode()
+    assert p.returncode == 1, text[-3000:]
+    assert "rank 2 looks stuck" in text
+    assert (tmp_path / "cap" / "fr_dumps").is_dir()  # where NCCL's dumps and pipes would go (gloo writes none)
+    d = json.loads((tmp_path / "d.json").read_text())
+    assert d["initiating_rank"] == 2
+    assert d["facts"]["fr_collective"]["value"].startswith("all_reduce seq")
