@@ -536,3 +536,23 @@ def test_an_export_keeps_its_weights_beside_the_graph_and_a_session_maps_them(in
                            env=dict(os.environ)).stdout.strip()
     assert int(grown) < 60, f"the session grew the process by {grown} MB"
 
+
+
+def test_the_optimised_graph_gives_the_original_graphs_vectors_bit_for_bit(int8, tmp_path):
+    import onnxruntime as ort
+
+    from retrieval.embed import _session_options
+
+    assert (int8.folder / "optimised.json").is_file() and (int8.folder / "model.opt.onnx").is_file()
+    original = ort.InferenceSession(str(int8.folder / "model.onnx"), _session_options(), providers=["CPUExecutionProvider"])
+    again = OnnxEncoder(int8.folder, "probe")
+    again.session = original
+    np.testing.assert_array_equal(int8.encode(LOG_LINES), again.encode(LOG_LINES))
+
+    copy = tmp_path / "encoder"
+    shutil.copytree(int8.folder, copy)
+    (copy / "model.opt.onnx").write_bytes(b"not a graph")
+    np.testing.assert_array_equal(OnnxEncoder(copy, "probe").encode(LOG_LINES[:2]), int8.encode(LOG_LINES[:2]))
+    (copy / "optimised.json").write_text('{"onnxruntime": "0.0"}')  # another version: optimised again
+    np.testing.assert_array_equal(OnnxEncoder(copy, "probe").encode(LOG_LINES[:2]), int8.encode(LOG_LINES[:2]))
+    assert (copy / "model.opt.onnx").read_bytes() != b"not a graph"
