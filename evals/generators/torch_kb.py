@@ -16,13 +16,36 @@ Output: evals/cases/<case-id>/{case.yaml, *.log}
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 import textwrap
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import CASES_DIR, Case, write_case  # noqa: E402
-from model import RealProgram, capture  # noqa: E402
+import model as _model  # noqa: E402
+from model import RealProgram  # noqa: E402
+
+
+def capture(prog: RealProgram) -> Case:
+    """model.capture, with Dynamo's shortened source paths ("mp/crashdoc_real/<case>/x.py", its own
+    abbreviation of /tmp/crashdoc_real/...) rewritten to the case's home like the full ones."""
+    real_run = _model.subprocess.run
+    short = re.compile(r"\S*crashdoc_real/" + re.escape(prog.case.case_id) + "/")
+
+    def run(*args, **kwargs):
+        proc = real_run(*args, **kwargs)
+        if isinstance(proc.stdout, bytes):
+            text = proc.stdout.decode("utf-8", "replace")
+            text = text.replace(f"/tmp/crashdoc_real/{prog.case.case_id}", prog.home)
+            proc.stdout = short.sub(prog.home.lstrip("/") + "/", text).encode()
+        return proc
+
+    _model.subprocess.run = run
+    try:
+        return _model.capture(prog)
+    finally:
+        _model.subprocess.run = real_run
 
 
 def _case(case_id: str, label: str, difficulty: str, description: str, files: dict[str, str], facts: dict[str, str],
@@ -493,6 +516,139 @@ real(
         opt.zero_grad(); loss.backward(); opt.step()
         print(f"step {step} loss {loss.item():.4f}", flush=True)
     """, "train.log", "/home/eva/enc", SITE.format(user="eva"))
+
+real(
+    _case("dynamo-fullgraph-graph-break-timer-in-step-cpu-01", "dynamo-fullgraph-graph-break", "easy",
+          "CPU debug run compiling a whole training-step function with fullgraph=True (backend='eager'); a timer "
+          "call inside the step is a builtin Dynamo cannot trace, so the graph break is an error",
+          {}, {"torch_version": "2.13.0", "launcher": "python"}, ["fullgraph"]),
+    "python", "train_step_compiled.py", """
+    \"\"\"Compile the whole step to catch graph breaks early (debug run on CPU, eager backend).\"\"\"
+    import time
+    import torch
+    import torch.nn as nn
+    import torch.nn.functional as F
+
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Linear(32, 64), nn.GELU(), nn.Linear(64, 4))
+    opt = torch.optim.SGD(model.parameters(), lr=0.05)
+
+
+    def step(x, y):
+        t0 = time.perf_counter_ns()
+        loss = F.cross_entropy(model(x), y)
+        loss.backward()
+        return loss, time.perf_counter_ns() - t0
+
+
+    step_c = torch.compile(step, fullgraph=True, backend="eager")
+    for i in range(3):
+        x, y = torch.randn(16, 32), torch.randint(0, 4, (16,))
+        loss, ns = step_c(x, y)
+        opt.step(); opt.zero_grad()
+        print(f"step {i} loss {loss.item():.4f} {ns / 1e6:.1f} ms", flush=True)
+    """, "train.log", "/home/dev/compiled", SITE.format(user="dev"))
+
+real(
+    _case("dynamo-fullgraph-graph-break-data-dependent-if-cpu-02", "dynamo-fullgraph-graph-break", "medium",
+          "A mixture-of-experts layer compiled with fullgraph=True branches in Python on a tensor value (whether any "
+          "token was routed to the expert); Dynamo cannot guard on the data-dependent expression",
+          {}, {"torch_version": "2.13.0", "launcher": "python"}, ["data-dependent"]),
+    "python", "moe_layer.py", """
+    \"\"\"Top-1 MoE layer; fullgraph compile before export (CPU check, eager backend).\"\"\"
+    import torch
+    import torch.nn as nn
+
+    torch._dynamo.config.capture_scalar_outputs = True
+
+
+    class MoE(nn.Module):
+        def __init__(self, d=32, n=4):
+            super().__init__()
+            self.router = nn.Linear(d, n)
+            self.experts = nn.ModuleList(nn.Linear(d, d) for _ in range(n))
+
+        def forward(self, x):
+            choice = self.router(x).argmax(-1)
+            out = torch.zeros_like(x)
+            for i, expert in enumerate(self.experts):
+                mask = choice == i
+                if mask.sum().item() > 0:          # skip experts with no tokens
+                    out = out + mask[:, None] * expert(x)
+            return out
+
+
+    layer = torch.compile(MoE(), fullgraph=True, backend="eager")
+    print(layer(torch.randn(64, 32)).shape)
+    """, "train.log", "/home/moe/layers", SITE.format(user="moe"))
+
+real(
+    _case("inference-tensor-in-autograd-feature-cache-cpu-01", "inference-tensor-in-autograd", "easy",
+          "A linear probe trains on frozen-backbone features precomputed under torch.inference_mode(); multiplying "
+          "them with trainable weights needs them saved for backward, which autograd refuses",
+          {}, {"torch_version": "2.13.0", "launcher": "python"}, ["inference_mode"]),
+    "python", "linear_probe.py", """
+    \"\"\"Linear probe on cached backbone features (CPU).\"\"\"
+    import torch
+    import torch.nn as nn
+    import torch.nn.functional as F
+
+    torch.manual_seed(0)
+    backbone = nn.Sequential(nn.Linear(128, 256), nn.ReLU(), nn.Linear(256, 256)).eval()
+    images = torch.randn(512, 128)
+    labels = torch.randint(0, 10, (512,))
+
+    with torch.inference_mode():                 # fast feature extraction
+        feats = backbone(images)
+    print(f"cached features {tuple(feats.shape)}", flush=True)
+
+    probe = nn.Linear(256, 10)
+    opt = torch.optim.Adam(probe.parameters(), lr=1e-3)
+    for epoch in range(3):
+        logits = probe(feats)
+        loss = F.cross_entropy(logits, labels)
+        opt.zero_grad(); loss.backward(); opt.step()
+        print(f"epoch {epoch} loss {loss.item():.4f}", flush=True)
+    """, "train.log", "/home/probe/exp", SITE.format(user="probe"))
+
+real(
+    _case("inference-tensor-in-autograd-ema-inplace-cpu-02", "inference-tensor-in-autograd", "medium",
+          "A teacher (EMA) copy of the model is created inside an @torch.inference_mode() evaluation helper; the first "
+          "EMA update after evaluation modifies its parameters in place outside inference mode and is refused",
+          {}, {"torch_version": "2.13.0", "launcher": "python"}, ["clone"]),
+    "python", "train_ema.py", """
+    \"\"\"Student/teacher training with an EMA teacher (CPU smoke test).\"\"\"
+    import copy
+    import torch
+    import torch.nn as nn
+    import torch.nn.functional as F
+
+    torch.manual_seed(0)
+    student = nn.Sequential(nn.Linear(16, 32), nn.ReLU(), nn.Linear(32, 3))
+    opt = torch.optim.SGD(student.parameters(), lr=0.1)
+    teacher = None
+
+
+    @torch.inference_mode()
+    def evaluate(model):
+        global teacher
+        if teacher is None:
+            teacher = copy.deepcopy(model)           # first evaluation builds the teacher
+        x = torch.randn(64, 16)
+        return (model(x).argmax(-1) == teacher(x).argmax(-1)).float().mean().item()
+
+
+    for step in range(1, 21):
+        x, y = torch.randn(32, 16), torch.randint(0, 3, (32,))
+        loss = F.cross_entropy(student(x), y)
+        opt.zero_grad(); loss.backward(); opt.step()
+        if step % 10 == 0:
+            print(f"step {step} loss {loss.item():.4f} agree {evaluate(student):.3f}", flush=True)
+        if teacher is not None:
+            with torch.no_grad():
+                for pt, ps in zip(teacher.parameters(), student.parameters()):
+                    pt.mul_(0.99).add_(ps, alpha=0.01)
+    """, "train.log", "/home/ssl/ema", SITE.format(user="ssl"))
 
 
 # ---------------------------------------------------------------------------------------------- written
@@ -1176,6 +1332,110 @@ written(
     model-00013-of-00019.safetensors:  71%|███████   | 3.53G/4.98G [00:27<00:11, 128MB/s]
     """},
     {}, ["ephemeral-storage"])
+
+
+written(
+    "triton-out-of-shared-memory-lora-kernel-4090-01", "triton-out-of-shared-memory", "easy",
+    "QLoRA fine-tune on an RTX 4090 using a fused Triton LoRA matmul whose fixed config was tuned on H100; "
+    "Triton refuses the kernel because it needs 128 KiB of shared memory and the GPU offers 99 KiB",
+    {"train.log": """
+    $ python sft.py --model /models/llama-3-8b --lora-r 16 --bf16 --fused-lora-kernel
+    [2026-11-29 21:14:03] INFO gpu: NVIDIA GeForce RTX 4090 (24564 MiB), torch 2.5.1+cu124, triton 3.1.0
+    [2026-11-29 21:14:41] INFO model loaded, trainable params 41,943,040 (0.52%)
+      0%|          | 0/3000 [00:00<?, ?it/s]
+    Traceback (most recent call last):
+      File "/home/ft/sft.py", line 188, in <module>
+        trainer.train()
+      File "/home/ft/lora_kernels/fused.py", line 212, in forward
+        _lora_fwd_kernel[grid](x, w, a, b, out, M, N, K, r, BLOCK_M=128, BLOCK_N=128, BLOCK_K=64, num_stages=4, num_warps=8)
+      File "/opt/venv/lib/python3.11/site-packages/triton/runtime/jit.py", line 345, in <lambda>
+        return lambda *args, **kwargs: self.run(grid=grid, warmup=False, *args, **kwargs)
+      File "/opt/venv/lib/python3.11/site-packages/triton/runtime/jit.py", line 691, in run
+        kernel.run(grid_0, grid_1, grid_2, stream, kernel.function, kernel.packed_metadata, launch_metadata,
+      File "/opt/venv/lib/python3.11/site-packages/triton/compiler/compiler.py", line 381, in __getattribute__
+        self._init_handles()
+      File "/opt/venv/lib/python3.11/site-packages/triton/compiler/compiler.py", line 374, in _init_handles
+        raise OutOfResources(self.metadata.shared, max_shared, "shared memory")
+    triton.runtime.errors.OutOfResources: out of resource: shared memory, Required: 131072, Hardware limit: 101376. Reducing block sizes or `num_stages` may help.
+    """},
+    {"gpu_model": "GeForce RTX 4090", "torch_version": "2.5.1", "launcher": "python"}, ["num_stages"])
+
+written(
+    "triton-out-of-shared-memory-inductor-l4-02", "triton-out-of-shared-memory", "hard",
+    "Inference service compiles a model with a template config pinned in inductor options on an L4 node; the "
+    "generated Triton matmul exceeds the L4's shared memory and Inductor reports it as BackendCompilerFailed",
+    {"serve.log": """
+    2026-12-01 06:30:12,118 INFO  server: device NVIDIA L4, compiling model (mode=max-autotune, pinned template configs)
+    2026-12-01 06:31:40,902 ERROR server: warmup failed
+    Traceback (most recent call last):
+      File "/srv/app/warmup.py", line 44, in warmup
+        model(**example)
+      File "/srv/venv/lib/python3.11/site-packages/torch/_dynamo/eval_frame.py", line 465, in _fn
+        return fn(*args, **kwargs)
+      File "/srv/venv/lib/python3.11/site-packages/torch/_dynamo/output_graph.py", line 1446, in call_user_compiler
+        raise BackendCompilerFailed(self.compiler_fn, e) from e
+    torch._dynamo.exc.BackendCompilerFailed: backend='inductor' raised:
+    OutOfResources: out of resource: shared memory, Required: 114688, Hardware limit: 101376. Reducing block sizes or `num_stages` may help.
+
+    Set TORCH_LOGS="+dynamo" and TORCHDYNAMO_VERBOSE=1 for more information
+
+
+    You can suppress this exception and fall back to eager by setting:
+        import torch._dynamo
+        torch._dynamo.config.suppress_errors = True
+    """},
+    {"gpu_model": "L4"}, ["shared memory"], also=["torch-compile-failure"])
+
+written(
+    "checkpoint-cuda-device-ordinal-rank3-ckpt-01", "checkpoint-cuda-device-ordinal", "easy",
+    "Inference on a 1-GPU box loads a checkpoint written by rank 3 of an 8-GPU training run without "
+    "map_location; torch.load wants cuda:3",
+    {"infer.log": """
+    $ nvidia-smi -L
+    GPU 0: NVIDIA A10G (UUID: GPU-1a2b3c4d-5e6f-7a8b-9c0d-1e2f3a4b5c6d)
+    $ python infer.py --ckpt runs/seg-0412/best.pt --images /data/test/
+    loading runs/seg-0412/best.pt
+    Traceback (most recent call last):
+      File "/home/seg/infer.py", line 31, in <module>
+        state = torch.load(args.ckpt)
+      File "/opt/venv/lib/python3.10/site-packages/torch/serialization.py", line 1025, in load
+        return _load(opened_zipfile,
+      File "/opt/venv/lib/python3.10/site-packages/torch/serialization.py", line 1446, in _load
+        result = unpickler.load()
+      File "/opt/venv/lib/python3.10/site-packages/torch/serialization.py", line 1416, in persistent_load
+        typed_storage = load_tensor(dtype, nbytes, key, _maybe_decode_ascii(location))
+      File "/opt/venv/lib/python3.10/site-packages/torch/serialization.py", line 382, in default_restore_location
+        result = fn(storage, location)
+      File "/opt/venv/lib/python3.10/site-packages/torch/serialization.py", line 269, in _cuda_deserialize
+        device = validate_cuda_device(location)
+      File "/opt/venv/lib/python3.10/site-packages/torch/serialization.py", line 265, in validate_cuda_device
+        raise RuntimeError('Attempting to deserialize object on CUDA device '
+    RuntimeError: Attempting to deserialize object on CUDA device 3 but torch.cuda.device_count() is 1. Please use torch.load with map_location to map your storages to an existing device.
+    """},
+    {"gpu_model": "A10G", "gpu_count": "1", "launcher": "python"}, ["map_location"])
+
+written(
+    "checkpoint-cuda-device-ordinal-slurm-gpus-per-task-02", "checkpoint-cuda-device-ordinal", "medium",
+    "Resume of a 4-GPU job under Slurm with --gpus-per-task=1: each rank sees one GPU, and the optimizer "
+    "state saved from cuda:1..3 cannot be restored; ranks 1-3 fail, rank 0 waits and times out",
+    {"slurm-662301.out": """
+    + srun --ntasks-per-node=4 --gpus-per-task=1 python train.py --resume ckpt/last.pt
+    [rank0] CUDA_VISIBLE_DEVICES=0 device_count=1
+    [rank2] CUDA_VISIBLE_DEVICES=2 device_count=1
+    [rank2] resuming from ckpt/last.pt
+    [rank2] Traceback (most recent call last):
+    [rank2]   File "/home/nl/train.py", line 140, in <module>
+    [rank2]     ckpt = torch.load(args.resume, weights_only=False)
+    [rank2]   File "/opt/venv/lib/python3.11/site-packages/torch/serialization.py", line 645, in _validate_device
+    [rank2]     f"Attempting to deserialize object on {backend_name.upper()} device "
+    [rank2] RuntimeError: Attempting to deserialize object on CUDA device 2 but torch.cuda.device_count() is 1. Please use torch.load with map_location to map your storages to an existing device.
+    [rank1] RuntimeError: Attempting to deserialize object on CUDA device 1 but torch.cuda.device_count() is 1. Please use torch.load with map_location to map your storages to an existing device.
+    [rank3] RuntimeError: Attempting to deserialize object on CUDA device 3 but torch.cuda.device_count() is 1. Please use torch.load with map_location to map your storages to an existing device.
+    srun: error: node-g07: tasks 1-3: Exited with exit code 1
+    [rank0] [E1130 02:41:33.118209 ProcessGroupNCCL.cpp:616] [Rank 0] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=2, OpType=BROADCAST, NumelIn=1, NumelOut=1, Timeout(ms)=600000) ran for 600087 milliseconds before timing out.
+    srun: error: node-g07: task 0: Exited with exit code 134
+    """},
+    {"launcher": "srun"}, ["map_location"], initiating_rank=[1, 2, 3])
 
 
 def main() -> None:

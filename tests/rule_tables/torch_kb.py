@@ -32,6 +32,12 @@ FIRES: list[tuple[str, str | tuple[str, ...]]] = [
                                 "KeyError: 'model.output.weight'")),
     ("dtensor-mixed-tensor", "[rank1]: RuntimeError: aten.mul.Tensor got mixed torch.Tensor and DTensor, need to convert all torch.Tensor to DTensor before calling distributed operators!"),
     ("sdpa-no-available-kernel", "RuntimeError: No available kernel.  Aborting execution."),
+    ("triton-out-of-shared-memory", "triton.runtime.errors.OutOfResources: out of resource: shared memory, Required: 131072, Hardware limit: 101376. Reducing block sizes or `num_stages` may help."),
+    ("dynamo-fullgraph-graph-break", "torch._dynamo.exc.Unsupported: Attempted to call function marked as skipped"),
+    ("dynamo-fullgraph-graph-break", "torch._dynamo.exc.UserError: Consider annotating your code using torch._check*(). Could not guard on data-dependent expression zuf0 > 0.0 (unhinted: zuf0 > 0.0).  (Size-like symbols: none)"),
+    ("inference-tensor-in-autograd", "RuntimeError: Inference tensors cannot be saved for backward. Please do not use Tensors created in inference mode in computation tracked by autograd."),
+    ("inference-tensor-in-autograd", "RuntimeError: Inplace update to inference tensor outside InferenceMode is not allowed.You can make a clone to get a normal tensor before doing inplace update."),
+    ("checkpoint-cuda-device-ordinal", "RuntimeError: Attempting to deserialize object on CUDA device 3 but torch.cuda.device_count() is 1. Please use torch.load with map_location to map your storages to an existing device."),
     ("cudagraph-output-overwritten", "RuntimeError: Error: accessing tensor output of CUDAGraphs that has been overwritten by a subsequent run. Stack trace: File \"/app/model.py\", line 88, in forward."),
     ("cudagraph-output-overwritten", "RuntimeError: Error: accessing gradient tensor output of CUDAGraphs that has been overwritten by a subsequent run. Stack trace: [Could not find stack trace]."),
     ("jax-cudnn-version-mismatch", "E1130 10:11:12.345678 4021 cuda_dnn.cc:535] Loaded runtime CuDNN library: 8.6.0 but source was compiled with: 8.9.4.  CuDNN library needs to have matching major version and equal or higher minor version."),
@@ -55,6 +61,8 @@ NEAR_MISSES: list[tuple[str, str | tuple[str, ...]]] = [
     ("loss-target-out-of-bounds", "IndexError: index 5 is out of bounds for dimension 0 with size 5"),
     ("ddp-params-mismatch", "RuntimeError: Expected to have finished reduction in the prior iteration before starting a new one."),
     ("dcp-missing-key", "Missing key(s) in state_dict: \"classifier.weight\", \"classifier.bias\"."),
+    ("checkpoint-cuda-device-ordinal", "RuntimeError: Attempting to deserialize object on a CUDA device but torch.cuda.is_available() is False. If you are running on a CPU-only machine, please use torch.load with map_location=torch.device('cpu') to map your storages to the CPU."),
+    ("dynamo-fullgraph-graph-break", "torch._dynamo.exc.BackendCompilerFailed: backend='inductor' raised:"),
     ("sdpa-no-available-kernel", "UserWarning: Flash attention kernel not used because: (Triggered internally at ../aten/src/ATen/native/transformers/sdp_utils_cpp.cpp:99.)"),
     ("k8s-evicted-ephemeral-storage", "  Reason:       OOMKilled"),
     ("jax-cudnn-version-mismatch", "I1130 10:11:12.345678 4021 cuda_dnn.cc:530] Loaded cuDNN version 8907"),
@@ -62,6 +70,10 @@ NEAR_MISSES: list[tuple[str, str | tuple[str, ...]]] = [
 ]
 
 DECIDED_BY_CONTEXT: list[tuple[tuple[str, ...], str]] = [
+    # Triton's shared-memory refusal wrapped by Inductor: the specific entry, not the generic compile failure
+    (("torch._dynamo.exc.BackendCompilerFailed: backend='inductor' raised:",
+      "OutOfResources: out of resource: shared memory, Required: 98304, Hardware limit: 65536. Reducing block sizes or `num_stages` may help."),
+     "triton-out-of-shared-memory"),
     # nvidia-smi's NVML mismatch next to torch's error 803: the mismatch entry, not the too-old driver
     (("Failed to initialize NVML: Driver/library version mismatch",
       "UserWarning: CUDA initialization: Unexpected error from cudaGetDeviceCount(). Did you run some cuda functions before calling "

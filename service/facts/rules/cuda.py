@@ -133,7 +133,8 @@ RULES: tuple[Rule, ...] = (
             # "AttributeError: module 'torch._C' has no attribute '_cuda_setDevice'"
             r"has no attribute '_cuda_setDevice'",
             # "RuntimeError: Attempting to deserialize object on a CUDA device but torch.cuda.is_available() is False."
-            r"Attempting to deserialize object on (?:a )?CUDA device",
+            # (the ordinal form, "on CUDA device 3 but torch.cuda.device_count() is 1", is checkpoint-cuda-device-ordinal's)
+            r"Attempting to deserialize object on a CUDA device",
             # "ProcessGroupNCCL is only supported with GPUs, no GPUs found!"
             r"ProcessGroupNCCL is only supported with GPUs, no GPUs found",
         ),

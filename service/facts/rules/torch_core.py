@@ -44,6 +44,27 @@ RULES: tuple[Rule, ...] = (
         0.92,
     ),
     Rule(
+        "inference-tensor-in-autograd",
+        "inference-tensor-in-autograd",
+        (
+            # "RuntimeError: Inference tensors cannot be saved for backward. Please do not use Tensors created in inference mode ..."
+            r"Inference tensors cannot be saved for backward",
+            # "RuntimeError: Inplace update to inference tensor outside InferenceMode is not allowed.You can make a clone ..."
+            r"Inplace update to inference tensor outside InferenceMode is not allowed",
+        ),
+        0.95,
+    ),
+    Rule(
+        "checkpoint-cuda-device-ordinal",
+        "checkpoint-cuda-device-ordinal",
+        (
+            # torch.load without map_location: "RuntimeError: Attempting to deserialize object on CUDA device 3 but
+            #  torch.cuda.device_count() is 1. Please use torch.load with map_location to map your storages to an existing device."
+            r"Attempting to deserialize object on CUDA device \d+ but torch\.cuda\.device_count\(\) is \d+",
+        ),
+        0.95,
+    ),
+    Rule(
         "sdpa-no-available-kernel",
         "sdpa-no-available-kernel",
         (
