@@ -55,6 +55,8 @@ def migrate(engine: Engine) -> None:
     cfg = Config(str(_MIGRATIONS / "alembic.ini"))
     cfg.set_main_option("script_location", str(_MIGRATIONS))
     with _migrate_lock, engine.begin() as conn:
+        if engine.dialect.name == "postgresql":  # replicas and workers starting together: one migrates, the rest wait
+            conn.execute(text("SELECT pg_advisory_xact_lock(7302651)"))
         cfg.attributes["connection"] = conn
         command.upgrade(cfg, "head")
 
