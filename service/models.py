@@ -235,6 +235,7 @@ class Diagnosis(BaseModel):
     notes: list[str] = Field(default_factory=list)
     explanation: str | None = None
     answer: RunAnswer | None = None  # None only on diagnoses stored before it existed
+    setup: dict[str, str] = Field(default_factory=dict)  # env:NAME and arg:--name the log shows (crashdoc diff)
     files: list[dict[str, object]] = Field(default_factory=list)
     llm: dict[str, object] | None = None
     created_at: str = Field(default_factory=lambda: datetime.now(UTC).isoformat(timespec="seconds"))

@@ -481,7 +481,8 @@ def test_the_diagnosis_is_posted_privately_as_a_compact_card(diagnosed: Diagnose
     assert not any(t.startswith(("*Fix*", "*Verify*")) for t in sections)  # details: the thread or the page
     page = f"{PUBLIC}/d/{diagnosed.diagnosis_id}"
     buttons = next(b for b in post["blocks"] if b["type"] == "actions")["elements"]
-    assert [b["action_id"] for b in buttons] == [blocks.ACTION_SHARE, blocks.ACTION_FOLLOWUP, blocks.ACTION_OPEN]
+    assert [b["action_id"] for b in buttons] == [blocks.ACTION_SHARE, blocks.ACTION_FOLLOWUP, blocks.ACTION_OPEN,
+                                                 blocks.ACTION_RIGHT, blocks.ACTION_WRONG]
     assert buttons[0]["text"]["text"] == "Share to channel" and buttons[1]["text"]["text"] == "Ask a follow-up"
     assert buttons[2]["url"] == page
     assert f"<{page}|" in all_text(post)

@@ -261,3 +261,27 @@ def test_the_manifest_asks_for_the_least_scopes_and_offers_the_shortcut():
     assert shortcuts == [{"name": "Diagnose with crashdoc", "type": "message", "callback_id": blocks.SHORTCUT_DIAGNOSE,
                           "description": shortcuts[0]["description"]}]
 
+
+
+def test_wrong_cause_opens_a_modal_and_the_verdict_is_stored(app: Crashdoc, fake: FakeSlack, shortcut_card: Shortcut, engine):  # type: ignore[no-untyped-def]
+    wrong = next(e for e in shortcut_card.card["blocks"][-1]["elements"] if e["action_id"] == blocks.ACTION_WRONG)
+    payload = {"type": "block_actions", "user": {"id": "U0001"}, "team": {"id": "T0001"}, "channel": {"id": "C0001"},
+               "response_url": fake.hook(), "trigger_id": "7.7.7", "actions": [{**wrong, "block_id": "b", "action_ts": "1"}]}
+    assert app.interact(payload).status_code == 200
+    view = next(v["view"] for v in fake.wait_for("views.open", 1) if v["trigger_id"] == "7.7.7")
+    assert view["callback_id"] == blocks.MODAL_WRONG
+
+    def submit(label: str) -> Any:
+        values = {blocks.WRONG_LABEL_BLOCK: {blocks.WRONG_LABEL_BLOCK: {"type": "plain_text_input", "value": label}},
+                  blocks.WRONG_NOTE_BLOCK: {blocks.WRONG_NOTE_BLOCK: {"type": "plain_text_input", "value": "the node's PSU"}}}
+        return app.interact({"type": "view_submission", "user": {"id": "U0001"}, "team": {"id": "T0001"},
+                             "view": {**view, "state": {"values": values}}})
+
+    refused = submit("not-an-entry")
+    assert refused.status_code == 200 and refused.json()["response_action"] == "errors"
+    before = len(fake.made("chat.postEphemeral"))
+    assert submit("host-oom-killed").status_code == 200
+    thanks = fake.wait_for("chat.postEphemeral", before + 1)[-1]
+    assert thanks["user"] == "U0001" and "stored" in thanks["text"]
+    fb = [f for f, d, _ in engine.store.feedback(None) if d.id == shortcut_card.diagnosis_id][-1]
+    assert (fb.source, fb.verdict, fb.label, fb.note) == ("slack", "wrong", "host-oom-killed", "the node's PSU")

@@ -45,7 +45,10 @@ from service.api.schemas import (
     ShareLink,
 )
 from service.chat.models import ChatEvent
+from service.diff import RunDiff, diff_with
 from service.errors import CrashdocError, NotFound
+from service.feedback import Feedback, FeedbackIn
+from service.feedback import record as record_feedback
 from service.models import Diagnosis
 from service.pipeline import ask, ask_stream, diagnose, history_of
 from service.render import to_markdown
@@ -209,3 +212,20 @@ async def ask_question_streamed(diagnosis_id: DiagnosisId, body: Question, reque
 def list_messages(diagnosis_id: DiagnosisId, engine: EngineDep, who: CallerDep) -> Conversation:
     """The conversation about a diagnosis, oldest first."""
     return Conversation(messages=history_of(engine, diagnosis_id, who.workspace_id))
+
+
+@router.post("/v1/diagnoses/{diagnosis_id}/feedback", status_code=201, tags=["feedback"])
+def post_feedback(diagnosis_id: DiagnosisId, body: FeedbackIn, engine: EngineDep, who: CallerDep) -> Feedback:
+    """Say whether the cause is right: `{"verdict": "right"}`, or `{"verdict": "wrong", "label": "<entry id>",
+    "note": "what it was"}`. Stored with the workspace's diagnosis; `crashdoc feedback export` turns wrong-cause
+    reports into eval case skeletons."""
+    return record_feedback(engine, diagnosis_id, body, source="api", workspace_id=who.workspace_id)
+
+
+@router.post("/v1/diagnoses/{diagnosis_id}/diff", tags=["diagnoses"], openapi_extra=_LOG_BODY)
+async def diff_with_good_run(diagnosis_id: DiagnosisId, request: Request, engine: EngineDep, who: CallerDep) -> RunDiff:
+    """Compare the diagnosed run with a good run's log (sent like a log to diagnose): the versions, topology,
+    precision, optimizer, ZeRO stage, environment variables and launcher arguments that changed. Nothing is stored."""
+    d = await to_thread.run_sync(lambda: engine.store.get(diagnosis_id, who.workspace_id))
+    sources = await read_sources(request, engine.limits)
+    return await to_thread.run_sync(lambda: diff_with(engine, d, sources), limiter=pool_for(request, sources))

@@ -10,8 +10,10 @@ from service.cli import (
     admin,
     comment,
     diagnose,
+    diff,
     evaluate,
     explain,
+    feedback,
     history,
     kb,
     mask,
@@ -36,6 +38,8 @@ COMMANDS = (
     ("serve", serve),
     ("worker", worker),
     ("admin", admin),
+    ("feedback", feedback),
+    ("diff", diff),
 )
 
 DESCRIPTION = """\

@@ -5,6 +5,7 @@ from __future__ import annotations
 from retrieval.kb import KnowledgeBase, section_steps
 from service.compose.answer import answer
 from service.compose.calibration import confidence as calibrated_confidence
+from service.facts.setup import setup_of
 from service.models import (
     Candidate,
     CollateralOut,
@@ -168,4 +169,5 @@ def compose_deterministic(
         answer=answer(facts, title=entry.title if entry else None, entry_id=entry.id if entry else None,
                       evidence=evidence, candidates=candidates, files=len(log.files), lines=log.line_count),
         files=[{"name": f.name, "lines": len(f.lines)} for f in log.files],
+        setup=setup_of(log),
     )

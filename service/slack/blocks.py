@@ -36,6 +36,11 @@ ACTION_FOLLOWUP = "crashdoc_followup"  # button: opens the question box
 ACTION_ASK = "crashdoc_ask"  # the question box itself (Enter sends it)
 ACTION_OPEN = "crashdoc_open"  # link button to the web page; Slack still reports the click
 ACTION_SHARE = "crashdoc_share"  # button on the private card: post the masked diagnosis to the channel
+ACTION_RIGHT = "crashdoc_right"  # feedback: the named cause is right
+ACTION_WRONG = "crashdoc_wrong"  # feedback: it is not (a modal asks what it was)
+MODAL_WRONG = "crashdoc_wrong_modal"
+WRONG_LABEL_BLOCK = "label"
+WRONG_NOTE_BLOCK = "note"
 ASK_BLOCK_PREFIX = "crashdoc_ask:"  # + diagnosis id: which diagnosis the question is about
 MODAL_ASK = "crashdoc_ask_modal"  # the follow-up modal's callback_id
 MODAL_QUESTION_BLOCK = "question"
@@ -184,11 +189,13 @@ def _button(text: str, action_id: str, *, value: str | None = None, url: str | N
     return button
 
 
-def _actions(diagnosis_id: str, page: str | None, label: str, *, share: bool = False) -> Block:
+def _actions(diagnosis_id: str, page: str | None, label: str, *, share: bool = False, feedback: bool = False) -> Block:
     elements = [_button("Share to channel", ACTION_SHARE, value=diagnosis_id, primary=True)] if share else []
     elements.append(_button(label, ACTION_FOLLOWUP, value=diagnosis_id, primary=not share))
     if page:
         elements.append(_button("Open in crashdoc", ACTION_OPEN, url=page))
+    if feedback:
+        elements += [_button("Right cause", ACTION_RIGHT, value=diagnosis_id), _button("Wrong cause…", ACTION_WRONG, value=diagnosis_id)]
     return {"type": "actions", "elements": elements}
 
 
@@ -276,7 +283,8 @@ def diagnosis_message(d: Diagnosis, public_url: str | None, *, shared: bool = Fa
     Private (ephemeral) to the person who asked, with "Share to channel"; ``shared`` is the channel's copy, made
     from the stored (masked) diagnosis only, whose details go in its thread (``details_message``)."""
     page = page_url(public_url, d.id)
-    blocks = [*_card_head(d), _card_notes(d, page), _actions(d.id, page, "Ask a follow-up", share=not shared)]
+    blocks = [*_card_head(d), _card_notes(d, page),
+              _actions(d.id, page, "Ask a follow-up", share=not shared, feedback=d.entry_id is not None)]
     return _message(_fallback(d, page), blocks, in_channel=shared)
 
 
@@ -351,6 +359,31 @@ def followup_modal(diagnosis_id: str, channel_id: str, max_chars: int) -> dict[s
                         "placeholder": {"type": "plain_text", "text": "e.g. How do I confirm this is the cause?"}},
         }],
     }
+
+
+def wrong_cause_modal(diagnosis_id: str, channel_id: str) -> dict[str, Any]:
+    """ "Wrong cause, it was ...": the entry it was (optional) and what it was in words."""
+    def field(block_id: str, label: str, hint: str, multiline: bool) -> Block:
+        return {"type": "input", "block_id": block_id, "optional": True, "label": {"type": "plain_text", "text": label},
+                "element": {"type": "plain_text_input", "action_id": block_id, "multiline": multiline, "max_length": 2000,
+                            "placeholder": {"type": "plain_text", "text": hint}}}
+
+    return {
+        "type": "modal",
+        "callback_id": MODAL_WRONG,
+        "private_metadata": json.dumps({"diagnosis": diagnosis_id, "channel": channel_id})[:3000],
+        "title": {"type": "plain_text", "text": "Wrong cause"},
+        "submit": {"type": "plain_text", "text": "Send"},
+        "close": {"type": "plain_text", "text": "Cancel"},
+        "blocks": [field(WRONG_LABEL_BLOCK, "The encyclopedia entry it was (its id)", "e.g. nccl-watchdog-timeout", False),
+                   field(WRONG_NOTE_BLOCK, "What it was, in your words (masked before it is stored)", "e.g. a bad node", True)],
+    }
+
+
+def feedback_thanks(diagnosis_id: str, verdict: str, public_url: str | None) -> SlackMessage:
+    page = page_url(public_url, diagnosis_id)
+    more = f" Say what it was on <{page}#feedback|the page>." if verdict == "wrong" and page else ""
+    return _message(f":pray: Thanks: your verdict ({verdict} cause) is stored with `{diagnosis_id}`.{more}")
 
 
 def _entry_title(entry: Entry, public_url: str | None) -> str:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from retrieval.index import lexical_search
 from retrieval.kb import Entry
 from service.errors import InputError
+from service.feedback import FeedbackIn, record
 from service.masking import mask_text
 from service.models import Source
 from service.pipeline import Engine, Masked, ask, diagnose, diagnose_masked
@@ -53,6 +54,14 @@ def diagnose_masked_paste(engine: Engine, masked: Masked, diagnosis_id: str, pub
 def mask_question(engine: Engine, question: str) -> str:
     """A question masked before it is kept in a job (``ask()`` masks it again: masking is idempotent)."""
     return mask_text(question, engine.masker)[0]
+
+
+def feedback(engine: Engine, diagnosis_id: str, verdict: str, label: str | None, note: str | None,
+             public_url: str | None) -> SlackMessage:
+    """A verdict from the card's buttons or the wrong-cause modal, stored like the page's and the API's."""
+    given = FeedbackIn(verdict="wrong" if verdict == "wrong" else "right", label=label or None, note=note or None)
+    record(engine, diagnosis_id, given, source="slack")
+    return blocks.feedback_thanks(diagnosis_id, given.verdict, public_url)
 
 
 def answer_question(engine: Engine, diagnosis_id: str, question: str, public_url: str | None) -> SlackMessage:

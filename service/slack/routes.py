@@ -245,6 +245,30 @@ async def _modal_submitted(request: Request, background: BackgroundTasks, payloa
     return Response(status_code=200)  # an empty 200 closes the modal
 
 
+async def _wrong_submitted(request: Request, background: BackgroundTasks, payload: dict[str, Any]) -> Response:
+    """The wrong-cause modal: the entry it was and the user's words, stored; thanks privately in the channel."""
+    settings, engine = deps.settings(request), deps.engine(request)
+    found = payload.get("view")
+    view: dict[str, Any] = found if isinstance(found, dict) else {}
+    try:
+        meta = json.loads(view.get("private_metadata") or "{}")
+        values = view["state"]["values"]
+        label = str(values[blocks.WRONG_LABEL_BLOCK][blocks.WRONG_LABEL_BLOCK].get("value") or "")
+        note = str(values[blocks.WRONG_NOTE_BLOCK][blocks.WRONG_NOTE_BLOCK].get("value") or "")
+    except (ValueError, KeyError, TypeError, AttributeError) as exc:
+        raise BadRequest("The wrong-cause modal came back without its fields.") from exc
+    diagnosis_id, channel = str(meta.get("diagnosis") or ""), str(meta.get("channel") or "")
+    api = SlackApi.from_settings(settings)
+    if not DIAGNOSIS_ID.match(diagnosis_id) or api is None:
+        raise BadRequest("The wrong-cause modal names no diagnosis.")
+    if label.strip() and engine.kb.get(label.strip().lower()) is None:  # said in the modal, where it can be fixed
+        return JSONResponse({"response_action": "errors", "errors": {
+            blocks.WRONG_LABEL_BLOCK: "Not an encyclopedia entry id: leave it empty and say what it was below."}})
+    job = partial(handlers.feedback, engine, diagnosis_id, "wrong", label, note, settings.public_url)
+    background.add_task(_post_ephemeral, api, channel, _id_of(payload.get("user")), job, "feedback")
+    return Response(status_code=200)
+
+
 @router.post("/interactions", summary="Slack interactivity (buttons, the follow-up modal, the message shortcut)")
 async def interaction(request: Request, background: BackgroundTasks) -> Response:
     form = await _signed_form(request)
@@ -259,6 +283,8 @@ async def interaction(request: Request, background: BackgroundTasks) -> Response
     view = payload.get("view")
     if payload.get("type") == "view_submission" and isinstance(view, dict) and view.get("callback_id") == blocks.MODAL_ASK:
         return await _modal_submitted(request, background, payload)
+    if payload.get("type") == "view_submission" and isinstance(view, dict) and view.get("callback_id") == blocks.MODAL_WRONG:
+        return await _wrong_submitted(request, background, payload)
     if payload.get("type") != "block_actions":
         return Response(status_code=200)  # other shortcuts, views: nothing crashdoc offers
     settings, engine = deps.settings(request), deps.engine(request)
@@ -280,6 +306,20 @@ async def interaction(request: Request, background: BackgroundTasks) -> Response
                 job = partial(_shared_card, engine, diagnosis_id, settings.public_url)
             background.add_task(deliver, url, job, what="share")
             log.info("slack interaction share")
+        elif action_id in (blocks.ACTION_RIGHT, blocks.ACTION_WRONG):
+            diagnosis_id = str(action.get("value") or "")
+            if not DIAGNOSIS_ID.match(diagnosis_id):
+                raise BadRequest("The feedback button names no diagnosis.")
+            trigger = str(payload.get("trigger_id") or "")
+            if action_id == blocks.ACTION_WRONG and api is not None and trigger and channel:
+                wrong = blocks.wrong_cause_modal(diagnosis_id, channel)
+                await to_thread.run_sync(partial(api.call, "views.open", trigger_id=trigger, view=wrong))
+                continue
+            url = _response_url(settings, payload.get("response_url"))
+            verdict = "right" if action_id == blocks.ACTION_RIGHT else "wrong"
+            job = partial(handlers.feedback, engine, diagnosis_id, verdict, None, None, settings.public_url)
+            background.add_task(deliver, url, job, what="feedback")
+            log.info("slack interaction feedback %s", verdict)
         elif action_id == blocks.ACTION_FOLLOWUP:
             diagnosis_id = str(action.get("value") or "")
             if not DIAGNOSIS_ID.match(diagnosis_id):

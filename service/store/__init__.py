@@ -21,7 +21,7 @@ from service.errors import NotFound, StoreError
 from service.local_db import MIGRATIONS as _MIGRATIONS
 from service.local_db import diagnosis_row, head_revisions
 from service.models import Diagnosis, Evidence
-from service.store.schema import DiagnosisRow, IdempotencyRow, MessageRow, ShareRow
+from service.store.schema import DiagnosisRow, FeedbackRow, IdempotencyRow, MessageRow, ShareRow
 
 _migrate_lock = threading.Lock()
 
@@ -136,9 +136,10 @@ class Store:
 
     @staticmethod
     def _delete_dependents(s: Session, ids: list[str]) -> None:
-        """What goes with a diagnosis: its chat, its share link, and the kept answers of idempotent requests
-        that hold it (a retry after the deletion makes a new diagnosis rather than replaying a deleted one)."""
+        """What goes with a diagnosis: its chat, its feedback, its share link, and the kept answers of idempotent
+        requests that hold it (a retry after the deletion makes a new diagnosis rather than replaying a deleted one)."""
         s.execute(delete(MessageRow).where(MessageRow.diagnosis_id.in_(ids)))
+        s.execute(delete(FeedbackRow).where(FeedbackRow.diagnosis_id.in_(ids)))
         s.execute(delete(ShareRow).where(ShareRow.diagnosis_id.in_(ids)))
         s.execute(delete(IdempotencyRow).where(IdempotencyRow.resource_id.in_(ids)))
 
@@ -158,3 +159,30 @@ class Store:
             self._row(s, diagnosis_id, workspace_id)
             rows = s.scalars(select(MessageRow).where(MessageRow.diagnosis_id == diagnosis_id).order_by(MessageRow.id)).all()
             return [(r.role, r.body, r.created_at) for r in rows]
+
+    # ------------------------------------------------------------ feedback
+
+    def add_feedback(self, diagnosis_id: str, *, verdict: str, label: str | None, note: str | None, source: str,
+                     workspace_id: str | None = None) -> datetime:
+        """Store a verdict on one of the workspace's diagnoses (``note`` already masked); returns its time."""
+        now = datetime.now(UTC)
+        with self.session() as s:
+            self._row(s, diagnosis_id, workspace_id)
+            s.add(FeedbackRow(diagnosis_id=diagnosis_id, workspace_id=workspace_id, created_at=now, verdict=verdict,
+                              label=label, note=note, source=source))
+        return now
+
+    def feedback(self, workspace_id: str | None = None, *, every_workspace: bool = False,
+                 verdict: str | None = None) -> list[tuple[FeedbackRow, Diagnosis, list[Evidence]]]:
+        """The workspace's feedback (or every workspace's, for a maintainer's export), oldest first, with its diagnosis."""
+        with self.session() as s:
+            q = select(FeedbackRow, DiagnosisRow).join(DiagnosisRow, DiagnosisRow.id == FeedbackRow.diagnosis_id)
+            if not every_workspace:
+                q = q.where(FeedbackRow.workspace_id.is_(None) if workspace_id is None else FeedbackRow.workspace_id == workspace_id)
+            if verdict is not None:
+                q = q.where(FeedbackRow.verdict == verdict)
+            out = []
+            for fb, row in s.execute(q.order_by(FeedbackRow.id)).all():
+                s.expunge(fb)
+                out.append((fb, Diagnosis.model_validate_json(row.body), [Evidence(**e) for e in json.loads(row.excerpt)]))
+            return out

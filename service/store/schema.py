@@ -236,3 +236,23 @@ class AlertSubscriptionRow(Base):
     events: Mapped[str] = mapped_column(Text)  # JSON list: new_group, group_threshold, flagged_node
     threshold: Mapped[int] = mapped_column(Integer)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+
+
+
+
+# ---------------------------------------------------------------- feedback (migration 0007)
+
+
+class FeedbackRow(Base):
+    """A user's verdict on a diagnosis: right cause, or wrong and (maybe) what it was; the note is masked."""
+
+    __tablename__ = "feedback"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    diagnosis_id: Mapped[str] = mapped_column(ForeignKey("diagnoses.id", ondelete="CASCADE"), index=True)
+    workspace_id: Mapped[str | None] = mapped_column(String(32), nullable=True, index=True)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    verdict: Mapped[str] = mapped_column(String(8))  # "right" | "wrong"
+    label: Mapped[str | None] = mapped_column(String(80), nullable=True)  # the entry id the user says it was
+    note: Mapped[str | None] = mapped_column(Text, nullable=True)  # "it was ...", masked like a question
+    source: Mapped[str] = mapped_column(String(16))  # "web" | "api" | "slack"

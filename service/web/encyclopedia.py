@@ -6,6 +6,7 @@ vocabularies are ``PHASES`` and ``LIBRARIES`` in ``retrieval/kb.py``.
 from __future__ import annotations
 
 import re
+import textwrap
 
 from retrieval.index import Index, lexical_search
 from retrieval.kb import LIBRARIES, PHASES, Entry, KnowledgeBase, Library, Phase, Software, section_steps
@@ -33,18 +34,43 @@ def software_for(entry: Entry, lib: Library) -> list[Software]:
 _BLOCK_START = re.compile(r"^\s*(```|[-*+] |\d+[.)] )")
 
 
+_FENCE = re.compile(r"^\s*```")
+_FIX_BLOCK_LINES = 8
+
+
 def first_fix(entry: Entry) -> str:
-    """The opening sentence(s) of the entry's first fix step, up to its first list or code block: for a card."""
+    """The opening sentence(s) of the entry's first fix step, for a card: up to its first list or code block, and
+    that block too (a few lines of it) when the sentence leads into it ("install a build matching the driver:")."""
     steps = section_steps(entry.section("fix"))
     if not steps:
         return ""
     first, *rest = steps[0].splitlines()
     lines = [first]
-    for line in rest:
+    block: list[str] = []
+    for i, line in enumerate(rest):
         if not line.strip() or _BLOCK_START.match(line):
+            if lines[-1].rstrip().endswith(":"):
+                block = _lead_in_block(rest[i:] if line.strip() else rest[i + 1:])
             break
         lines.append(line.strip())
-    return " ".join(lines)
+    text = " ".join(lines)
+    return text + ("\n\n" + "\n".join(block) if block else "")
+
+
+def _lead_in_block(lines: list[str]) -> list[str]:
+    """The code block or list that follows a sentence ending in a colon, dedented, at most a few lines."""
+    out: list[str] = []
+    fenced = bool(lines) and bool(_FENCE.match(lines[0]))
+    for line in lines:
+        if not fenced and not line.strip():
+            break
+        out.append(line)
+        if fenced and len(out) > 1 and _FENCE.match(line):
+            break
+    out = textwrap.dedent("\n".join(out)).splitlines()
+    if len(out) > _FIX_BLOCK_LINES:  # the card shows the start; the entry has the rest
+        out = [*out[: _FIX_BLOCK_LINES - 2], "…", "```"] if fenced else out[:_FIX_BLOCK_LINES]
+    return out
 
 
 def entries_for_library(kb: KnowledgeBase, lib: Library) -> list[Entry]:

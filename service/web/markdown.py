@@ -46,3 +46,8 @@ def _parser(shift: int) -> MarkdownIt:
 def render_markdown(text: str, *, demote: int = 2) -> Markup:
     """Safe HTML for ``text``; ``#`` becomes ``h{1 + demote}`` (an ``h3`` under a page's ``h2`` sections)."""
     return Markup(_parser(demote).render(text or ""))
+
+
+def render_inline(text: str) -> Markup:
+    """Safe HTML for one line of inline markdown (code spans, emphasis, links), no paragraph around it."""
+    return Markup(_parser(2).renderInline(text or ""))

@@ -5,6 +5,7 @@ Like the API, the pages hold no pipeline logic: they call ``diagnose()``, ``ask(
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
@@ -15,8 +16,11 @@ from fastapi.responses import RedirectResponse, Response
 from retrieval.kb import Entry
 from service import fleet
 from service.api import deps
+from service.diff import diff_with
 from service.errors import AuthError, CrashdocError, InputError, NotFound, QuotaExceeded
 from service.facts.vocabulary import key_facts
+from service.feedback import MAX_NOTE, FeedbackIn
+from service.feedback import record as record_feedback
 from service.models import Diagnosis
 from service.pipeline import Engine, ask, diagnose, history_of
 from service.web import encyclopedia as enc
@@ -48,7 +52,20 @@ def _not_found(what: str, hint: str) -> Response:
 @router.get("/")
 def home(request: Request) -> Response:
     engine = deps.engine(request)
-    return page("index.html", limits=engine.limits, kinds=masked_kinds(), llm=bool(engine.settings.llm_model), error=None)
+    return page("index.html", limits=engine.limits, kinds=masked_kinds(), llm=bool(engine.settings.llm_model), error=None,
+                example="")
+
+
+EXAMPLES = Path(__file__).resolve().parent / "examples"  # a copy of examples/fusedadam-h100.log (a test keeps them equal)
+
+
+@router.get("/example")
+def example(request: Request) -> Response:
+    """ "Try an example": the form with a real failed run's log already pasted (DeepSpeed ZeRO-2, FusedAdam, 2 x H100)."""
+    engine = deps.engine(request)
+    text = (EXAMPLES / "fusedadam-h100.log").read_text(encoding="utf-8")
+    return page("index.html", limits=engine.limits, kinds=masked_kinds(), llm=bool(engine.settings.llm_model), error=None,
+                example=text)
 
 
 @router.post("/")
@@ -64,7 +81,7 @@ async def submit(request: Request) -> Response:
                                          limiter=deps.pool_for(request, sources))
     except _SHOWN_ON_PAGE as exc:
         return page("index.html", status=exc.status, headers=_retry_after(exc), limits=engine.limits,
-                    kinds=masked_kinds(), llm=bool(engine.settings.llm_model), error=exc)
+                    kinds=masked_kinds(), llm=bool(engine.settings.llm_model), error=exc, example="")
     return RedirectResponse(f"/d/{quote(d.id)}", status_code=303)
 
 
@@ -92,17 +109,56 @@ def diagnosis_context(engine: Engine, diagnosis_id: str, workspace_id: str | Non
         "deciding_values": [d.facts[n].value for n in (d.answer.deciding_facts if d.answer else []) if n in d.facts],
         "threshold": engine.settings.unknown_threshold, "phase": enc.phase_of(entry) if (entry := engine.kb.get(d.entry_id or "")) else None,
         "llm": bool(engine.settings.llm_model), "max_question": engine.settings.max_question_chars,
-        "timeline_svg": swimlane(d), "shared": False,
+        "timeline_svg": swimlane(d), "shared": False, "kb_ids": sorted(engine.kb.entries), "diff": None, "diff_error": None,
+        "feedback_error": None, "feedback_thanks": False,
     }
 
 
 @router.get("/d/{diagnosis_id}")
-def diagnosis_page(diagnosis_id: str, request: Request) -> Response:
+def diagnosis_page(diagnosis_id: str, request: Request, feedback: str = "") -> Response:
     try:
         ctx = diagnosis_context(deps.engine(request), diagnosis_id)
     except NotFound:
         return _not_found("There is no diagnosis with this id.", "Diagnoses can be purged after the retention period; paste the log again.")
-    return page("diagnosis.html", headers=PRIVATE, chat_error=None, **ctx)
+    return page("diagnosis.html", headers=PRIVATE, chat_error=None, **{**ctx, "feedback_thanks": feedback in ("right", "wrong")})
+
+
+@router.post("/d/{diagnosis_id}/compare")
+async def compare_form(diagnosis_id: str, request: Request) -> Response:
+    """"Compare with a good run": the good run's pasted log or files against this diagnosis; nothing is stored."""
+    engine = deps.engine(request)
+    try:
+        who = deps.caller(request, None)
+        d = await to_thread.run_sync(lambda: engine.store.get(diagnosis_id, who.workspace_id))
+        sources = await read_run(request, engine.limits, field="good")
+        diff = await to_thread.run_sync(lambda: diff_with(engine, d, sources), limiter=deps.pool_for(request, sources))
+        error = None
+    except NotFound:
+        return _not_found("There is no diagnosis with this id.", "Paste the log again.")
+    except _SHOWN_ON_PAGE as exc:
+        diff, error = None, exc
+    ctx = await to_thread.run_sync(lambda: diagnosis_context(engine, diagnosis_id, who.workspace_id))
+    return page("diagnosis.html", status=error.status if error else 200, headers=PRIVATE, chat_error=None,
+                **{**ctx, "diff": diff, "diff_error": error})
+
+
+@router.post("/d/{diagnosis_id}/feedback")
+async def feedback_form(diagnosis_id: str, request: Request) -> Response:
+    """"Right cause" / "Wrong cause, it was ...": stored with the diagnosis, then the page again (POST-redirect-GET)."""
+    engine = deps.engine(request)
+    form = await request.form(max_files=0, max_fields=4, max_part_size=16 * 1024)
+    fields = {k: v for k, v in form.items() if isinstance(v, str)}
+    try:
+        who = deps.caller(request, None)
+        given = FeedbackIn(verdict="wrong" if fields.get("verdict") == "wrong" else "right",
+                           label=fields.get("label") or None, note=(fields.get("note") or "")[:MAX_NOTE] or None)
+        await to_thread.run_sync(lambda: record_feedback(engine, diagnosis_id, given, source="web", workspace_id=who.workspace_id))
+    except NotFound:
+        return _not_found("There is no diagnosis with this id.", "Paste the log again.")
+    except _SHOWN_ON_PAGE as exc:
+        ctx = await to_thread.run_sync(lambda: diagnosis_context(engine, diagnosis_id, who.workspace_id))
+        return page("diagnosis.html", status=exc.status, headers=PRIVATE, chat_error=None, **{**ctx, "feedback_error": exc})
+    return RedirectResponse(f"/d/{quote(diagnosis_id)}?feedback={given.verdict}#feedback", status_code=303)
 
 
 @router.get("/d/{diagnosis_id}/chat")

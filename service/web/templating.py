@@ -19,7 +19,7 @@ from retrieval.kb import CITABLE_SECTIONS, SECTIONS
 from service.chat.models import Citation
 from service.masking.kinds import KINDS
 from service.web.encyclopedia import category_title
-from service.web.markdown import render_markdown
+from service.web.markdown import render_inline, render_markdown
 
 HERE = Path(__file__).resolve().parent
 SECTION_TITLES = dict(SECTIONS)
@@ -99,6 +99,19 @@ def highlight(text: str, values: list[str]) -> Markup:
     return Markup("").join(out)
 
 
+def card_summary(text: str, limit: int) -> Markup:
+    """An entry's summary on a card: its inline markdown rendered (`code`, **bold**), cut at a sentence or word
+    boundary that leaves no code span open."""
+    if len(text) > limit:
+        cut = text[:limit]
+        end = cut.rfind(". ")
+        cut = cut[: end + 1] if end > limit // 2 else cut[: cut.rfind(" ")] + " …"
+        if cut.count("`") % 2:  # the cut fell inside a code span: end before it
+            cut = cut[: cut.rfind("`")].rstrip() + " …"
+        text = cut
+    return render_inline(text)
+
+
 def line_anchor(file: str, line: int) -> str:
     return "L-" + re.sub(r"[^A-Za-z0-9_.-]", "_", file) + f"-{line}"
 
@@ -152,7 +165,7 @@ def environment() -> Environment:
     )
     env.filters.update(markdown=render_markdown, percent=percent, humanize=humanize, step=step_markdown,
                        link_entries=link_entries, category=category_title)
-    env.globals.update(static_url=static_url, line_anchor=line_anchor, highlight=highlight, citation_link=citation_link,
+    env.globals.update(static_url=static_url, line_anchor=line_anchor, highlight=highlight, card_summary=card_summary, citation_link=citation_link,
                        confidence_label=confidence_label, section_titles=SECTION_TITLES)
     return env
 

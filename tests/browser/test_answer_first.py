@@ -116,3 +116,21 @@ def test_the_no_failure_page_promises_no_evidence(browser, server, diagnoses, sc
     assert "evidence" not in head.replace("no evidence", "")  # nothing promises lines that are not there
     if "below" in head:  # what it says is below, is
         assert "facts" in head and browser.find_elements("css selector", "#facts")
+
+
+def test_the_encyclopedia_folds_on_a_phone_and_a_filter_opens_it(browser, server):
+    _viewport(browser, 390, 844, True)
+    try:
+        browser.get(f"{server.url}/kb")
+        folded = browser.execute_script("return document.documentElement.scrollHeight")
+        closed = browser.execute_script("return [...document.querySelectorAll('details.kb-group')].filter(d => !d.open).length")
+        box = browser.find_element("css selector", "input[data-filter]")
+        box.send_keys("nccl")
+        opened = browser.execute_script(
+            "return [...document.querySelectorAll('details.kb-group')].filter(d => d.open && !d.hidden).length")
+        visible = browser.execute_script(
+            "return [...document.querySelectorAll('[data-search]')].filter(e => e.offsetParent !== null).length")
+    finally:
+        browser.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+    assert closed >= 5 and folded < 8_000, f"/kb is {folded}px tall on a phone"
+    assert opened >= 1 and visible >= 1

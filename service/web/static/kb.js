@@ -30,5 +30,12 @@
     }
   }
 
-  input.addEventListener("input", apply);
+  // On a phone the category groups start collapsed (67+ cards are 20,000 px); a filter opens the groups it matches.
+  var phone = window.matchMedia && window.matchMedia("(max-width: 40rem)").matches;
+  function fold() {
+    var filtering = input.value.trim() !== "";
+    groups.forEach(function (g) { if (g.tagName === "DETAILS") g.open = filtering || !phone; });
+  }
+  fold();
+  input.addEventListener("input", function () { apply(); fold(); });
 })();
