@@ -650,6 +650,157 @@ real(
                     pt.mul_(0.99).add_(ps, alpha=0.01)
     """, "train.log", "/home/ssl/ema", SITE.format(user="ssl"))
 
+real(
+    _case("module-missing-forward-typo-cpu-01", "module-missing-forward", "easy",
+          "CPU run of a small tabular model whose forward method is misspelt 'foward'; the first call of the model "
+          "hits nn.Module's placeholder", {}, {"torch_version": "2.13.0", "launcher": "python"}, ["forward"]),
+    "python", "train_tab.py", """
+    \"\"\"Tabular regression baseline (CPU).\"\"\"
+    import torch
+    import torch.nn as nn
+    import torch.nn.functional as F
+
+    torch.manual_seed(1)
+
+
+    class MLP(nn.Module):
+        def __init__(self, d_in=20, hidden=64):
+            super().__init__()
+            self.body = nn.Sequential(nn.Linear(d_in, hidden), nn.ReLU(), nn.Linear(hidden, hidden), nn.ReLU())
+            self.head = nn.Linear(hidden, 1)
+
+        def foward(self, x):
+            return self.head(self.body(x)).squeeze(-1)
+
+
+    X, y = torch.randn(1024, 20), torch.randn(1024)
+    model = MLP()
+    opt = torch.optim.Adam(model.parameters(), lr=1e-3)
+    print(f"train rows {len(y)}, params {sum(p.numel() for p in model.parameters())}", flush=True)
+    for epoch in range(5):
+        for i in range(0, len(y), 128):
+            loss = F.mse_loss(model(X[i:i + 128]), y[i:i + 128])
+            opt.zero_grad(); loss.backward(); opt.step()
+        print(f"epoch {epoch} mse {loss.item():.4f}", flush=True)
+    """, "train.log", "/home/tab/baseline", SITE.format(user="tab"))
+
+real(
+    _case("module-missing-forward-modulelist-torchrun-cpu-02", "module-missing-forward", "medium",
+          "2-rank gloo torchrun of a model that calls its nn.ModuleList of blocks like a layer; ModuleList has no "
+          "forward, and both ranks fail at the first step", {},
+          {"torch_version": "2.13.0", "launcher": "torchrun", "world_size": "2"}, ["ModuleList"]),
+    "torchrun:2", "train_blocks.py", """
+    \"\"\"Residual MLP stack trained with DDP (gloo smoke test).\"\"\"
+    import torch
+    import torch.distributed as dist
+    import torch.nn as nn
+    from torch.nn.parallel import DistributedDataParallel as DDP
+
+
+    class Stack(nn.Module):
+        def __init__(self, d=32, depth=4):
+            super().__init__()
+            self.blocks = nn.ModuleList(nn.Sequential(nn.Linear(d, d), nn.GELU()) for _ in range(depth))
+            self.out = nn.Linear(d, 1)
+
+        def forward(self, x):
+            return self.out(self.blocks(x))
+
+
+    dist.init_process_group("gloo")
+    model = DDP(Stack())
+    opt = torch.optim.SGD(model.parameters(), lr=0.01)
+    for step in range(3):
+        loss = model(torch.randn(8, 32)).pow(2).mean()
+        opt.zero_grad(); loss.backward(); opt.step()
+    dist.destroy_process_group()
+    """, "train.log", "/home/ddp/stack", SITE.format(user="ddp"))
+
+real(
+    _case("dataloader-timeout-slow-sample-cpu-01", "dataloader-timeout", "medium",
+          "CPU run with DataLoader(num_workers=2, timeout=5): a few samples of the shard take far longer to decode "
+          "than the rest, and the loop gives up waiting after a few good steps", {},
+          {"torch_version": "2.13.0", "launcher": "python"}, ["timeout"]),
+    "python", "train_audio.py", """
+    \"\"\"Audio keyword spotting; the decoder is slow on long files (CPU).\"\"\"
+    import time
+    import torch
+    import torch.nn as nn
+    import torch.nn.functional as F
+    from torch.utils.data import DataLoader, Dataset
+
+
+    class Clips(Dataset):
+        def __len__(self):
+            return 256
+
+        def __getitem__(self, i):
+            if i >= 96:              # the long recordings of the second shard
+                time.sleep(8)
+            return torch.randn(1, 1600), i % 10
+
+
+    model = nn.Sequential(nn.Conv1d(1, 8, 9, stride=4), nn.ReLU(), nn.AdaptiveAvgPool1d(1), nn.Flatten(), nn.Linear(8, 10))
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    loader = DataLoader(Clips(), batch_size=16, num_workers=2, timeout=5)
+    for step, (x, y) in enumerate(loader):
+        loss = F.cross_entropy(model(x), y)
+        opt.zero_grad(); loss.backward(); opt.step()
+        print(f"step {step} loss {loss.item():.4f}", flush=True)
+    """, "train.log", "/home/kws/train", SITE.format(user="kws"))
+
+real(
+    _case("dataloader-timeout-stalled-read-torchrun-cpu-02", "dataloader-timeout", "hard",
+          "2-rank gloo torchrun; on rank 1 a worker blocks on a read that never returns (a stalled mount, simulated "
+          "by a lock the worker inherited held); rank 1's loader times out after 10 s while rank 0 waits in the "
+          "gradient all-reduce and then fails when rank 1 leaves", {},
+          {"torch_version": "2.13.0", "launcher": "torchrun", "world_size": "2"}, ["timeout"]),
+    "torchrun:2", "train_shards.py", """
+    \"\"\"Sharded image-feature training (gloo smoke test); shards are read from a shared mount.\"\"\"
+    import threading
+    import time
+    import torch
+    import torch.distributed as dist
+    import torch.nn as nn
+    import torch.nn.functional as F
+    from torch.nn.parallel import DistributedDataParallel as DDP
+    from torch.utils.data import DataLoader, Dataset
+
+    MOUNT_LOCK = threading.Lock()
+
+
+    class Shard(Dataset):
+        def __init__(self, rank):
+            self.rank = rank
+
+        def __len__(self):
+            return 64
+
+        def __getitem__(self, i):
+            if self.rank == 1 and i == 40:
+                MOUNT_LOCK.acquire()   # the read of part-0040 never returns
+            return torch.randn(32), i % 4
+
+
+    def main():
+        dist.init_process_group("gloo")
+        rank = dist.get_rank()
+        if rank == 1:
+            MOUNT_LOCK.acquire()       # held by the reader thread of the mount client
+        model = DDP(nn.Linear(32, 4))
+        opt = torch.optim.SGD(model.parameters(), lr=0.1)
+        loader = DataLoader(Shard(rank), batch_size=8, num_workers=1, timeout=10)
+        for step, (x, y) in enumerate(loader):
+            loss = F.cross_entropy(model(x), y)
+            opt.zero_grad(); loss.backward(); opt.step()
+            print(f"[rank{rank}] step {step} loss {loss.item():.4f}", flush=True)
+        dist.destroy_process_group()
+
+
+    if __name__ == "__main__":
+        main()
+    """, "train.log", "/home/img/shards", SITE.format(user="img"))
+
 
 # ---------------------------------------------------------------------------------------------- written
 

@@ -65,6 +65,20 @@ RULES: tuple[Rule, ...] = (
         0.95,
     ),
     Rule(
+        "module-missing-forward",
+        "module-missing-forward",
+        # nn.Module placeholder: 'NotImplementedError: Module [Net] is missing the required "forward" function'
+        (r'Module \[\w+\] is missing the required "forward" function',),
+        0.96,
+    ),
+    Rule(
+        "dataloader-timeout",
+        "dataloader-timeout",
+        # "RuntimeError: DataLoader timed out after 120 seconds"
+        (r"DataLoader timed out after \d+ seconds",),
+        0.92,
+    ),
+    Rule(
         "sdpa-no-available-kernel",
         "sdpa-no-available-kernel",
         (
