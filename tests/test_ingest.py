@@ -254,3 +254,17 @@ def test_quiet_progress_prints_nothing(capsys):
     p(5)
     p.close()
     assert capsys.readouterr().err == ""
+
+
+def test_crashdoc_mask_shows_reading_progress_and_q_silences_it(tmp_path, monkeypatch, capsys):
+    from service.cli import inputs, main
+
+    log = tmp_path / "train.log"
+    log.write_text("".join(f"[rank{i % 8}]: step {i} loss 2.{i % 97:02d}\n" for i in range(200_000)))
+    ticks = iter(range(0, 10_000_000, 3))  # every reading of the clock is 3 s later: a line each chunk
+    monkeypatch.setattr(inputs.time, "monotonic", lambda: float(next(ticks)))
+    assert main(["mask", str(log)]) == 0
+    err = capsys.readouterr().err
+    assert f"of {log.stat().st_size / 1e6:,.0f} MB" in err and "MB/s" in err and "masked 0 item(s)" in err
+    assert main(["mask", "-q", str(log)]) == 0
+    assert capsys.readouterr().err.splitlines() == ["crashdoc: masked 0 item(s)"]

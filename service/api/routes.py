@@ -31,6 +31,7 @@ from service.api.deps import (
     spending,
     with_url,
 )
+from service.api.deps import engine as app_engine
 from service.api.errors import error_body
 from service.api.idempotency import IDEMPOTENCY_RESPONSES, IdempotencyKey, fingerprint, once
 from service.api.job_routes import accept_diagnosis, wants_async
@@ -83,7 +84,10 @@ def _diagnosis_response(d: Diagnosis, media: str, status: int = 200, headers: di
 
 
 @router.get("/healthz", tags=["service"], response_model=Health)
-def healthz(engine: EngineDep) -> Health:
+async def healthz(request: Request) -> Health:
+    """On the event loop, not in the request threads: it answers while every one of them is busy. (The engine
+    was warmed by the app's lifespan, so nothing here loads or blocks.)"""
+    engine = app_engine(request)
     return Health(status="ok", kb_version=engine.kb.version, entries=len(engine.kb))
 
 

@@ -27,10 +27,12 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
         "Several files (or a directory) share one pseudonym table, as in a diagnosis.",
     )
     p.add_argument("paths", nargs="+", metavar="PATH", help="log file, .gz or .zst, directory of logs, or '-' for stdin")
+    p.add_argument("-q", "--quiet", action="store_true", help="no progress on stderr (the counts are still printed)")
     p.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
+    from service.cli.inputs import Progress, total_size
     from service.ingest import Budget, FileStats, Limits, iter_lines, sources_from_paths
     from service.masking import MaskState, get_masker, mask_lines_stream, mask_segment
     from service.settings import get_settings
@@ -38,7 +40,8 @@ def run(args: argparse.Namespace) -> int:
     settings = get_settings()
     sources = sources_from_paths(args.paths)
     limits = Limits.local(settings.max_line_chars)
-    budget = Budget(limits)
+    reading = Progress(total_size(sources), quiet=args.quiet)
+    budget = Budget(limits, on_read=reading)
     masker = get_masker()
     state = MaskState()
     notes: list[str] = []
@@ -50,6 +53,7 @@ def run(args: argparse.Namespace) -> int:
             for line in mask_lines_stream(iter_lines(source, limits, budget, stats), masker, state):
                 masked.write(line + "\n")
             notes += [f"{source.name}: {note}" for note in stats.notes]
+        reading.close()
         masked.seek(0)
         out = sys.stdout
         for line in masked:
