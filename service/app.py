@@ -101,6 +101,9 @@ class BodyCap:
         await self.app(scope, replay, send)
 
 
+_REQUEST_THREADS = 40  # anyio's default: the threads sync routes and diagnoses run in
+
+
 def operation_id(route: APIRoute) -> str:
     """A readable operation id: the handler's name in camelCase (``create_diagnosis`` -> ``createDiagnosis``)."""
     head, *rest = route.name.split("_")
@@ -113,6 +116,10 @@ def create_app(settings: Settings | None = None, engine: Engine | None = None) -
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> Any:
+        # A diagnosis waiting on the model holds its request thread until its deadline: the request threads
+        # grow by the LLM pool's size, so that a full pool of waits leaves the default 40 to everyone else.
+        limiter = to_thread.current_default_thread_limiter()
+        limiter.total_tokens = max(limiter.total_tokens, _REQUEST_THREADS + settings.llm_concurrency)
         await to_thread.run_sync(engine.warm)
         _ = engine.store
         IdempotencyKeys(engine.store).purge()

@@ -29,6 +29,7 @@ class FakeLLM:
     replies: deque[Script] = field(default_factory=deque)
     requests: list[dict[str, Any]] = field(default_factory=list)
     default: Script | None = None
+    release: threading.Event = field(default_factory=threading.Event)  # set: every delay ends now
 
     def queue(self, *scripts: Script) -> None:
         self.replies.extend(scripts)
@@ -56,7 +57,7 @@ def make_handler(state: FakeLLM) -> type[BaseHTTPRequestHandler]:
             state.requests.append(body)
             script = state.replies.popleft() if state.replies else (state.default or Script(status=500))
             if script.delay:
-                time.sleep(script.delay)
+                state.release.wait(script.delay)
             if script.status != 200:
                 payload = json.dumps({"error": {"message": "scripted failure", "type": "server_error", "code": script.status}}).encode()
                 self.send_response(script.status)

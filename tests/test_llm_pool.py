@@ -48,3 +48,33 @@ def test_healthz_and_new_diagnoses_answer_while_the_model_hangs(engine: Engine, 
                 for f in hanging:
                     body = f.result(timeout=60).json()
                     assert body["composer"] == "deterministic" and "did not answer" in body["llm"]["fallback_reason"]
+
+
+def test_a_full_pool_of_42_waits_on_the_model_leaves_threads_for_new_requests(engine: Engine, tmp_path: Path):
+    """Each wait holds its request thread until the deadline: with a pool as large as the request threads, the
+    request threads must still outnumber it, or the 42nd wait and every new request queue behind the model."""
+    slots = 42
+    with FakeLLMServer() as fake:
+        fake.state.default = Script(content="{}", delay=300.0)  # until released below
+        settings = engine.settings.model_copy(update={
+            "data_dir": tmp_path, "database_url": None, "llm_model": "openai/hanging", "llm_api_base": fake.url,
+            "llm_timeout_s": 300.0, "llm_budget_s": 300.0, "llm_max_retries": 0, "llm_concurrency": slots,
+        })
+        e = Engine(settings)
+        for shared in ("kb", "index", "masker"):
+            e.__dict__[shared] = getattr(engine, shared)
+        with TestClient(create_app(settings, e)) as client:
+            post = lambda: client.post("/v1/diagnoses", content=LOG, headers={"Content-Type": "text/plain"})  # noqa: E731
+            with ThreadPoolExecutor(max_workers=slots + 1) as pool:
+                waiting = [pool.submit(post) for _ in range(slots)]
+                deadline = time.monotonic() + 600  # 42 passes through the pipeline first: minutes on 2 overloaded cores
+                while len(fake.state.requests) < slots and time.monotonic() < deadline:
+                    time.sleep(0.05)
+                assert len(fake.state.requests) == slots  # every wait reached the model: none queued for a thread
+                new = pool.submit(post).result(timeout=120)  # while all 42 still wait: it did not queue behind them
+                assert new.status_code == 201 and new.json()["composer"] == "deterministic"
+                assert any("LLM is busy" in n for n in new.json()["notes"])
+                assert client.get("/healthz").status_code == 200 and not any(f.done() for f in waiting)
+                fake.state.release.set()  # the model answers "{}" at last: not a valid diagnosis, so each falls back
+                for f in waiting:
+                    assert f.result(timeout=120).status_code == 201
