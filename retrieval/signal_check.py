@@ -55,10 +55,17 @@ RELEASES: dict[str, list[Artifact]] = {
         Artifact("deepspeed", "deepspeed", v, sdist=True)
         for v in ("0.10.2", "0.14.1", "0.16.4", "0.18.1", "0.19.8")
     ],
-    "transformers": [Artifact("transformers", "transformers", v) for v in ("4.36.2", "4.57.6", "5.0.0", "5.24.0")],
+    "transformers": [
+        Artifact("transformers", "transformers", v) for v in ("4.36.2", "4.44.2", "4.46.3", "4.57.6", "5.0.0", "5.24.0")
+    ],
     "accelerate": [Artifact("accelerate", "accelerate", v) for v in ("0.34.2", "1.15.0")],
     "vllm": [Artifact("vllm", "vllm", v) for v in ("0.11.2", "0.21.0", "0.33.0")],
     "triton": [Artifact("triton", "triton", v) for v in ("2.1.0", "3.0.0", "3.5.0", "3.9.0")],
+    "peft": [Artifact("peft", "peft", v) for v in ("0.10.0", "0.13.2", "0.21.2")],
+    "trl": [Artifact("trl", "trl", v) for v in ("0.12.0", "0.16.1", "0.29.1", "1.16.0")],
+    "datasets": [Artifact("datasets", "datasets", v) for v in ("2.14.4", "2.16.0", "3.6.0", "4.0.0", "5.2.0")],
+    "huggingface_hub": [Artifact("huggingface_hub", "huggingface_hub", v) for v in ("0.25.2", "0.26.0", "1.33.0", "2.4.0")],
+    "fsspec": [Artifact("fsspec", "fsspec", v) for v in ("2023.9.0", "2023.12.2", "2026.9.0")],
     "safetensors": [Artifact("safetensors", "safetensors", v) for v in ("0.5.3", "0.8.0")],
     "bitsandbytes": [Artifact("bitsandbytes", "bitsandbytes", v) for v in ("0.43.3", "0.50.2")],
     "nccl": [

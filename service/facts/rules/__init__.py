@@ -26,6 +26,7 @@ from service.facts.rules import (
     distributed,
     environment,
     hardware,
+    hf,
     inference,
     infra,
     jax_xla,
@@ -42,7 +43,9 @@ from service.facts.rules.base import Boost, Rule
 MODULES = (cuda, memory, hardware, inference, deepspeed, distributed, numerics, autograd, model, checkpoint,
            environment, infra,
            # the domains added with kb/ as the catalogue of record (kb-torch)
-           cuda_runtime, containers, torch_core, torch_distributed, torch_compile, jax_xla, clusters)
+           cuda_runtime, containers, torch_core, torch_distributed, torch_compile, jax_xla, clusters,
+           # the Hugging Face stack (kb-hf)
+           hf)
 RULES: tuple[Rule, ...] = tuple(rule for module in MODULES for rule in module.RULES)
 
 __all__ = ["MODULES", "RULES", "Boost", "Rule"]
