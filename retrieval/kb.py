@@ -79,6 +79,7 @@ LIBRARIES: tuple[Library, ...] = (
     Library("nccl", "NCCL", ("nccl",)),
     Library("cuda", "CUDA", ("cuda", "cublas", "cudnn", "nvcc", "nvidia-driver")),
     Library("transformers", "Hugging Face Transformers", ("transformers", "hf-trainer", "huggingface_hub")),
+    Library("datasets", "Hugging Face Datasets", ("datasets", "fsspec")),
     Library("accelerate", "Accelerate", ("accelerate",)),
     Library("peft", "PEFT", ("peft", "lora")),
     Library("apex", "NVIDIA Apex", ("apex",)),

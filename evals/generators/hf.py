@@ -17,7 +17,6 @@ Output: evals/cases/<case-id>/{case.yaml, *.log}
 
 from __future__ import annotations
 
-import argparse
 import os
 import random
 import re
@@ -30,11 +29,9 @@ from datetime import datetime
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from model import (  # noqa: E402  (the shared case plumbing and noise helpers)
-    CASES,
-    REPO,
+from common import REPO, Case, parser, write_case  # noqa: E402  (the shared case writer)
+from model import (  # noqa: E402  (the noise helpers)
     VENV_PY,
-    Case,
     Clock,
     RankExit,
     child_failed_block,
@@ -45,10 +42,16 @@ from model import (  # noqa: E402  (the shared case plumbing and noise helpers)
     progress_line,
     torchrun_header,
     traceback,
-    write_case,
 )
 
 VENV_TORCHRUN = REPO / ".venv" / "bin" / "torchrun"
+
+
+def C(case_id: str, label: str, difficulty: str, description: str, files: dict[str, str], facts: dict[str, str],
+      must_mention: list[str], initiating_rank: int | list[int] | None = None) -> Case:
+    """A case in the order this file writes them: files before facts."""
+    return Case(case_id, label, difficulty, description, initiating_rank=initiating_rank, facts=facts,
+                must_mention=must_mention, files=files)
 
 # --------------------------------------------------------------------------------------------------
 # captured programs
@@ -142,7 +145,7 @@ def capture(prog: RealProgram, hf_site: Path) -> Case:
 SITE_U = "/home/{user}/.venv/lib/python3.11/site-packages"
 PY_FACTS: dict[str, str] = {}  # the captured logs print no versions
 
-real(Case("tokenizer-missing-pad-token-trainer-collator-cpu-01", "tokenizer-missing-pad-token", "easy",
+real(C("tokenizer-missing-pad-token-trainer-collator-cpu-01", "tokenizer-missing-pad-token", "easy",
           "Trainer fine-tune of a Llama-style model whose tokenizer ships without a pad token; DataCollatorWithPadding "
           "asks it to pad at the first batch (captured, transformers 5.24.0 on CPU)", {},
           {**PY_FACTS, "launcher": "python"}, ["pad_token"]),
@@ -162,7 +165,7 @@ real(Case("tokenizer-missing-pad-token-trainer-collator-cpu-01", "tokenizer-miss
      trainer.train()
      ''', "train.log", "/home/ana/projects/support-bot", SITE_U.format(user="ana"))
 
-real(Case("tokenizer-missing-pad-token-torchrun-gloo-cpu-03", "tokenizer-missing-pad-token", "medium",
+real(C("tokenizer-missing-pad-token-torchrun-gloo-cpu-03", "tokenizer-missing-pad-token", "medium",
           "two-process torchrun (gloo) of a Trainer script with the causal-LM collator; both ranks' collators refuse "
           "to pad list samples with a tokenizer that has no pad token (captured)", {},
           {**PY_FACTS, "launcher": "torchrun", "world_size": "2"}, ["pad"]),
@@ -179,7 +182,7 @@ real(Case("tokenizer-missing-pad-token-torchrun-gloo-cpu-03", "tokenizer-missing
              data_collator=DataCollatorForLanguageModeling(tok, mlm=False)).train()
      ''', "torchrun.log", "/srv/jobs/clm", SITE_U.format(user="svc"))
 
-real(Case("chat-template-not-set-datasets-map-cpu-01", "chat-template-not-set", "easy",
+real(C("chat-template-not-set-datasets-map-cpu-01", "chat-template-not-set", "easy",
           "SFT preprocessing maps a messages column through apply_chat_template with a base-model tokenizer that has "
           "no chat template (captured, transformers 5.24.0)", {}, {**PY_FACTS, "launcher": "python"},
           ["chat_template"]),
@@ -194,7 +197,7 @@ real(Case("chat-template-not-set-datasets-map-cpu-01", "chat-template-not-set", 
      ds.save_to_disk("data/sft_text")
      ''', "prep.log", "/home/li/sft", SITE_U.format(user="li"))
 
-real(Case("trust-remote-code-required-local-dir-cpu-01", "trust-remote-code-required", "easy",
+real(C("trust-remote-code-required-local-dir-cpu-01", "trust-remote-code-required", "easy",
           "loading a local checkpoint folder whose config.json maps AutoModel to a modeling file in the folder, "
           "without trust_remote_code (captured, transformers 5.24.0; the job has no terminal)", {},
           {**PY_FACTS, "launcher": "python"}, ["trust_remote_code"]),
@@ -213,7 +216,7 @@ real(Case("trust-remote-code-required-local-dir-cpu-01", "trust-remote-code-requ
      model = AutoModelForCausalLM.from_pretrained(d, torch_dtype="auto")
      ''', "eval.log", "/data/eval", "/opt/conda/lib/python3.11/site-packages")
 
-real(Case("trainer-model-returned-no-loss-backbone-cpu-01", "trainer-model-returned-no-loss", "easy",
+real(C("trainer-model-returned-no-loss-backbone-cpu-01", "trainer-model-returned-no-loss", "easy",
           "Trainer on a bare LlamaModel backbone (no LM head): the output has last_hidden_state and no loss (captured)",
           {}, {**PY_FACTS, "launcher": "python"}, ["loss"]),
      "python", "pretrain.py", '''
@@ -228,7 +231,7 @@ real(Case("trainer-model-returned-no-loss-backbone-cpu-01", "trainer-model-retur
      Trainer(model=model, args=args, train_dataset=ds).train()
      ''', "pretrain.log", "/home/omar/lm", SITE_U.format(user="omar"))
 
-real(Case("trainer-no-matching-columns-raw-prompt-cpu-01", "trainer-no-matching-columns", "easy",
+real(C("trainer-no-matching-columns-raw-prompt-cpu-01", "trainer-no-matching-columns", "easy",
           "a prompt/completion dataset that was never tokenized is handed to the plain Trainer (captured)", {},
           {**PY_FACTS, "launcher": "python"}, ["tokeniz"]),
      "python", "finetune.py", '''
@@ -240,7 +243,7 @@ real(Case("trainer-no-matching-columns-raw-prompt-cpu-01", "trainer-no-matching-
      Trainer(model=tiny.llama(), args=args, train_dataset=ds).train()
      ''', "finetune.log", "/home/sam/ft", SITE_U.format(user="sam"))
 
-real(Case("hf-trainer-unexpected-keyword-evaluation-strategy-cpu-01", "hf-trainer-unexpected-keyword", "easy",
+real(C("hf-trainer-unexpected-keyword-evaluation-strategy-cpu-01", "hf-trainer-unexpected-keyword", "easy",
           "a tutorial's TrainingArguments(evaluation_strategy=...) on transformers 5.24.0 (captured)", {},
           {**PY_FACTS, "launcher": "python"}, ["eval_strategy"]),
      "python", "train_cls.py", '''
@@ -251,7 +254,7 @@ real(Case("hf-trainer-unexpected-keyword-evaluation-strategy-cpu-01", "hf-traine
                               weight_decay=0.01, load_best_model_at_end=True, report_to=[])
      ''', "train.log", "/home/kim/cls", SITE_U.format(user="kim"))
 
-real(Case("hf-trainer-unexpected-keyword-sfttrainer-tokenizer-cpu-02", "hf-trainer-unexpected-keyword", "easy",
+real(C("hf-trainer-unexpected-keyword-sfttrainer-tokenizer-cpu-02", "hf-trainer-unexpected-keyword", "easy",
           "an SFT script written for TRL 0.x passes tokenizer= to SFTTrainer; TRL 1.16.0 only has processing_class "
           "(captured)", {}, {**PY_FACTS, "launcher": "python"}, ["processing_class"]),
      "python", "sft.py", '''
@@ -265,7 +268,7 @@ real(Case("hf-trainer-unexpected-keyword-sfttrainer-tokenizer-cpu-02", "hf-train
      trainer.train()
      ''', "sft.log", "/home/kim/sft", SITE_U.format(user="kim"))
 
-real(Case("trainer-best-model-strategy-mismatch-epoch-steps-cpu-01", "trainer-best-model-strategy-mismatch",
+real(C("trainer-best-model-strategy-mismatch-epoch-steps-cpu-01", "trainer-best-model-strategy-mismatch",
           "easy", "load_best_model_at_end with eval per epoch and checkpoints every 500 steps (captured)", {},
           {**PY_FACTS, "launcher": "python"}, ["save_strategy"]),
      "python", "train_ner.py", '''
@@ -274,7 +277,7 @@ real(Case("trainer-best-model-strategy-mismatch-epoch-steps-cpu-01", "trainer-be
                               load_best_model_at_end=True, metric_for_best_model="f1", report_to=[])
      ''', "ner.log", "/home/eva/ner", SITE_U.format(user="eva"))
 
-real(Case("peft-target-modules-not-found-gpt2-llama-names-cpu-01", "peft-target-modules-not-found", "easy",
+real(C("peft-target-modules-not-found-gpt2-llama-names-cpu-01", "peft-target-modules-not-found", "easy",
           "LoRA with the Llama projection names on a GPT-2 model (c_attn/c_proj): nothing matches (captured, peft 0.21.2)",
           {}, {**PY_FACTS, "launcher": "python"}, ["target_modules"]),
      "python", "lora_gpt2.py", '''
@@ -287,7 +290,7 @@ real(Case("peft-target-modules-not-found-gpt2-llama-names-cpu-01", "peft-target-
      model.print_trainable_parameters()
      ''', "lora.log", "/home/raj/lora", SITE_U.format(user="raj"))
 
-real(Case("safetensors-shared-tensors-save-file-tied-cpu-01", "safetensors-shared-tensors", "easy",
+real(C("safetensors-shared-tensors-save-file-tied-cpu-01", "safetensors-shared-tensors", "easy",
           "safetensors.torch.save_file on the state dict of a GPT-2 style model whose lm_head is tied to the "
           "embeddings (captured, safetensors 0.8.0)", {}, {**PY_FACTS, "launcher": "python"},
           ["save_model"]),
@@ -369,7 +372,7 @@ def pad_torchrun_a100_lm_collator() -> Case:
                       (f"{site}/torch/distributed/launcher/api.py", 269, "launch_agent", "raise ChildFailedError(")],
                      "torch.distributed.elastic.multiprocessing.errors.ChildFailedError: ")
     out += child_failed_block("train_clm.py", root, others)
-    return Case("tokenizer-missing-pad-token-mistral-torchrun-a100-02", "tokenizer-missing-pad-token", "medium",
+    return C("tokenizer-missing-pad-token-mistral-torchrun-a100-02", "tokenizer-missing-pad-token", "medium",
                 "4-rank torchrun causal-LM fine-tune of Mistral-7B on transformers 4.46.3: DataCollatorForLanguageModeling "
                 "cannot pad the list samples because the Mistral tokenizer has no pad token; every rank raises at step 0",
                 {"torchrun.log": "\n".join(out)},
@@ -416,7 +419,7 @@ def chat_template_trl_accelerate_base_llama() -> Case:
                "failed (exitcode: 1) local_rank: 0 (pid: 5138) of binary: /usr/bin/python")
     out += ["subprocess.CalledProcessError: Command '['/usr/bin/python', '-m', 'torch.distributed.run', '--nproc_per_node', "
             "'8', 'sft.py', '--config', 'recipes/llama31_8b_base_sft.yaml']' returned non-zero exit status 1."]
-    return Case("chat-template-not-set-trl-sft-base-llama-accelerate-02", "chat-template-not-set", "medium",
+    return C("chat-template-not-set-trl-sft-base-llama-accelerate-02", "chat-template-not-set", "medium",
                 "8-GPU accelerate launch of TRL SFTTrainer on a conversational dataset with the base Llama-3.1-8B tokenizer, "
                 "which has no chat template; the dataset preparation raises on ranks 0 and 5",
                 {"sft.log": "\n".join(out)}, {"launcher": "accelerate", "world_size": "8", "transformers_version": "4.57.6"},
@@ -438,7 +441,7 @@ def arch_gemma3_old_transformers() -> Case:
     out += traceback(frames, "ValueError: The checkpoint you are trying to load has model type `gemma3` but Transformers does "
                      "not recognize this architecture. This could be because of an issue with the checkpoint, or because "
                      "your version of Transformers is out of date.")
-    return Case("transformers-unrecognized-architecture-gemma3-4-46-rtx4090-01", "transformers-unrecognized-architecture",
+    return C("transformers-unrecognized-architecture-gemma3-4-46-rtx4090-01", "transformers-unrecognized-architecture",
                 "easy", "a RAG script loads google/gemma-3-4b-it with transformers 4.46.3, which predates gemma3",
                 {"build_index.log": "\n".join(out)},
                 {"transformers_version": "4.46.3", "torch_version": "2.5.1", "gpu_model": "NVIDIA GeForce RTX 4090",
@@ -466,7 +469,7 @@ def arch_qwen2_keyerror_slurm() -> Case:
     out += traceback(frames, "KeyError: 'qwen2'")
     out += ["srun: error: a100-node-112: task 0: Exited with exit code 1",
             "=== job 4471820 finished Thu Jun 13 02:11:31 CEST 2024 (exit 1) ==="]
-    return Case("transformers-unrecognized-architecture-qwen2-keyerror-slurm-02", "transformers-unrecognized-architecture",
+    return C("transformers-unrecognized-architecture-qwen2-keyerror-slurm-02", "transformers-unrecognized-architecture",
                 "hard", "an evaluation job on a cluster module environment from 2023 (transformers 4.36.2) loads Qwen2-7B; "
                 "the config registry has no qwen2 and the log ends in a bare KeyError",
                 {"slurm-4471820.out": "\n".join(out)},
@@ -491,7 +494,7 @@ def remote_code_tokenizer_slurm() -> Case:
                      "https://hf.co/internlm/internlm2-chat-7b.\nPlease pass the argument `trust_remote_code=True` to allow "
                      "custom code to be run.")
     out.append("srun: error: gpu017: task 0: Exited with exit code 1")
-    return Case("trust-remote-code-required-tokenizer-only-slurm-02", "trust-remote-code-required", "medium",
+    return C("trust-remote-code-required-tokenizer-only-slurm-02", "trust-remote-code-required", "medium",
                 "the job passes trust_remote_code=True to the model loader but not to AutoTokenizer; InternLM2's "
                 "tokenizer is custom code (transformers 4.46-era text), so the batch job fails at the tokenizer",
                 {"slurm-90311.out": "\n".join(out)}, {"launcher": "srun"}, ["trust_remote_code", "AutoTokenizer"])
@@ -519,7 +522,7 @@ def no_loss_accelerate_padding_collator() -> Case:
     out.append("W1112 09:32:07.118000 7711 torch/distributed/elastic/multiprocessing/api.py:900] Sending process 7730 closing signal SIGTERM")
     out.append("E1112 09:32:07.520000 7711 torch/distributed/elastic/multiprocessing/api.py:874] failed (exitcode: 1) local_rank: 1 (pid: 7731) of binary: /opt/venv/bin/python")
     _ = rng
-    return Case("trainer-model-returned-no-loss-qwen-padding-collator-accelerate-02", "trainer-model-returned-no-loss",
+    return C("trainer-model-returned-no-loss-qwen-padding-collator-accelerate-02", "trainer-model-returned-no-loss",
                 "medium", "2-GPU accelerate FSDP run of a causal-LM fine-tune that uses DataCollatorWithPadding: the batches "
                 "have no labels, so Qwen2.5 returns only logits (transformers 4.57.6)", {"train.log": "\n".join(out)},
                 {"launcher": "accelerate", "world_size": "2"},
@@ -554,7 +557,7 @@ def no_columns_old_empty_batch_torchrun() -> Case:
     out.append("[2024-01-17 16:20:21,004] torch.distributed.elastic.multiprocessing.api: [ERROR] failed (exitcode: 1) local_rank: 0 (pid: 322) of binary: /usr/bin/python")
     out += child_failed_block("finetune_summarizer.py", RankExit(0, 0, 322, 1, "2024-01-17_16:20:21", "c7f2a1d0"),
                               [RankExit(1, 1, 323, 1, "2024-01-17_16:20:21", "c7f2a1d0")])
-    return Case("trainer-no-matching-columns-t5-empty-batch-torchrun-02", "trainer-no-matching-columns", "medium",
+    return C("trainer-no-matching-columns-t5-empty-batch-torchrun-02", "trainer-no-matching-columns", "medium",
                 "transformers 4.36.2 summariser: the CSV columns document/summary are passed untokenized; the Trainer drops "
                 "them all and the first batch is empty on both ranks", {"train.log": "\n".join(out)},
                 {"launcher": "torchrun", "world_size": "2"}, ["tokeniz"],
@@ -572,7 +575,7 @@ def unexpected_kw_py39_unqualified() -> Case:
         ("/home/ci/nlp/run_classifier.py", 101, "main", "args = TrainingArguments(**cfg[\"training\"])"),
     ]
     out += traceback(frames, "TypeError: __init__() got an unexpected keyword argument 'evaluation_strategy'")
-    return Case("hf-trainer-unexpected-keyword-py39-unqualified-03", "hf-trainer-unexpected-keyword", "medium",
+    return C("hf-trainer-unexpected-keyword-py39-unqualified-03", "hf-trainer-unexpected-keyword", "medium",
                 "a JSON config still says evaluation_strategy; on Python 3.9 the TypeError does not name the class "
                 "(transformers 4.51.3)", {"ci.log": "\n".join(out)},
                 {"python_version": "3.9.18", "transformers_version": "4.51.3", "launcher": "python"}, ["eval_strategy"])
@@ -594,7 +597,7 @@ def best_model_round_multiple_cli() -> Case:
     ]
     out += traceback(frames, "ValueError: --load_best_model_at_end requires the saving steps to be a round multiple of the "
                      "evaluation steps, but found 500, which is not a round multiple of 200.")
-    return Case("trainer-best-model-strategy-mismatch-round-multiple-glue-02", "trainer-best-model-strategy-mismatch",
+    return C("trainer-best-model-strategy-mismatch-round-multiple-glue-02", "trainer-best-model-strategy-mismatch",
                 "easy", "run_glue.py with eval every 200 steps and checkpoints every 500 (transformers 4.57.6)",
                 {"glue.log": "\n".join(out)}, {"launcher": "python"},
                 ["save_steps", "eval_steps"])
@@ -622,7 +625,7 @@ def peft_falcon_qlora_llama_names() -> Case:
     ]
     out += traceback(frames, "ValueError: Target modules {'o_proj', 'q_proj', 'v_proj', 'k_proj'} not found in the base model. "
                      "Please check the target modules and try again.")
-    return Case("peft-target-modules-not-found-falcon-qlora-colab-t4-02", "peft-target-modules-not-found", "easy",
+    return C("peft-target-modules-not-found-falcon-qlora-colab-t4-02", "peft-target-modules-not-found", "easy",
                 "QLoRA notebook on a T4 with Llama projection names on Falcon-7B, whose attention is query_key_value "
                 "(peft 0.13.2)", {"colab.log": "\n".join(out)},
                 {"gpu_model": "Tesla T4", "launcher": "python"}, ["query_key_value", "target_modules"])
@@ -660,18 +663,216 @@ def shared_tensors_trainer_wrapper_midrun() -> Case:
     out += [f"[rank{r}]:[E1204 03:51:{10 + r}.000000000 ProcessGroupNCCL.cpp:632] [Rank {r}] Watchdog caught collective "
             "operation timeout: WorkNCCL(SeqNum=9413, OpType=ALLREDUCE, NumelIn=109482240, NumelOut=109482240, "
             "Timeout(ms)=1800000) ran for 1800088 milliseconds before timing out." for r in (3, 6)]
-    return Case("safetensors-shared-tensors-dual-encoder-checkpoint-torchrun-02", "safetensors-shared-tensors", "hard",
+    return C("safetensors-shared-tensors-dual-encoder-checkpoint-torchrun-02", "safetensors-shared-tensors", "hard",
                 "8-rank retriever training; at the first checkpoint (step 500) rank 0 saves a custom dual encoder whose "
                 "towers share the embedding matrix with safetensors.save_file and fails; the other ranks time out later",
                 {"train.log": "\n".join(out)}, {"launcher": "torchrun", "world_size": "8"},
                 ["save_model", "share"], initiating_rank=0)
 
 
+real(C("datasets-scripts-unsupported-local-builder-cpu-01", "datasets-scripts-unsupported", "easy",
+          "load_dataset on a project folder that holds a GeneratorBasedBuilder script, with datasets 4.0.0 "
+          "(captured)", {}, {**PY_FACTS, "launcher": "python"}, ["script", "Parquet"]),
+     "python", "load_squad.py", """
+     import os
+     os.makedirs("squad_custom", exist_ok=True)
+     open("squad_custom/squad_custom.py", "w").write(
+         "import datasets\\nclass SquadCustom(datasets.GeneratorBasedBuilder):\\n    pass\\n")
+     from datasets import load_dataset
+     ds = load_dataset("squad_custom", trust_remote_code=True)
+     print(ds)
+     """, "load.log", "/home/mia/qa", SITE_U.format(user="mia"))
+
+
+@synthetic
+def datasets_scripts_eval_harness() -> Case:
+    site = "/opt/venv/lib/python3.11/site-packages"
+    out = ["$ python -m evalkit.run --model ./ckpt/qwen2.5-7b-sft --tasks arc_easy,piqa,xstory --batch-size 16",
+           "2025-08-19:10:41:02 INFO     [evalkit.run:88] datasets 4.0.0 | transformers 4.55.2 | torch 2.7.1+cu126",
+           "2025-08-19:10:41:05 INFO     [evalkit.tasks:211] task arc_easy: 2376 docs",
+           "2025-08-19:10:41:07 INFO     [evalkit.tasks:211] task piqa: 1838 docs",
+           "2025-08-19:10:41:07 ERROR    [datasets.load:1367] `trust_remote_code` is not supported anymore.",
+           "Please check that the Hugging Face dataset 'juletxara/xstory_cloze' isn't based on a loading script and remove `trust_remote_code`.",
+           "If the dataset is based on a loading script, please ask the dataset author to remove it and convert it to a standard format like Parquet.",
+           "xstory_cloze.py: 100%|██████████| 4.52k/4.52k [00:00<00:00, 21.9MB/s]"]
+    frames = [
+        ("/opt/venv/lib/python3.11/site-packages/evalkit/tasks/base.py", 143, "download", "self.dataset = datasets.load_dataset("),
+        (f"{site}/datasets/load.py", 1392, "load_dataset", "builder_instance = load_dataset_builder("),
+        (f"{site}/datasets/load.py", 1132, "load_dataset_builder", "dataset_module = dataset_module_factory("),
+        (f"{site}/datasets/load.py", 1031, "dataset_module_factory", "raise e1 from None"),
+        (f"{site}/datasets/load.py", 989, "dataset_module_factory", 'raise RuntimeError(f"Dataset scripts are no longer supported, but found {filename}")'),
+    ]
+    out += traceback(frames, "RuntimeError: Dataset scripts are no longer supported, but found xstory_cloze.py")
+    return C("datasets-scripts-unsupported-eval-harness-hub-02", "datasets-scripts-unsupported", "easy",
+                "an evaluation harness loads a Hub benchmark that is a loading script, with datasets 4.0.0; two tasks "
+                "loaded, the script task fails", {"eval.log": "\n".join(out)}, {"launcher": "python"},
+                ["script", "datasets"])
+
+
+@synthetic
+def datasets_fsspec_localfs_colab() -> Case:
+    site = "/usr/local/lib/python3.10/dist-packages"
+    out = ["!pip install -q s3fs", "!pip list | grep -E 'datasets|fsspec|s3fs'",
+           "datasets                         2.14.4", "fsspec                           2023.10.0",
+           "s3fs                             2023.10.0", "", ">>> ds = load_dataset('imdb')",
+           "Downloading readme: 100%|██████████| 7.81k/7.81k [00:00<00:00, 21.1MB/s]",
+           "Downloading data: 100%|██████████| 21.0M/21.0M [00:00<00:00, 51.2MB/s]",
+           "Generating train split: 100%|██████████| 25000/25000 [00:00<00:00, 83321.41 examples/s]",
+           "Generating test split: 100%|██████████| 25000/25000 [00:00<00:00, 91203.77 examples/s]",
+           "Generating unsupervised split: 100%|██████████| 50000/50000 [00:00<00:00, 96411.05 examples/s]"]
+    frames = [
+        ("<ipython-input-7-1f3a9c2b>", 1, "<cell line: 1>", "ds = load_dataset('imdb')"),
+        (f"{site}/datasets/load.py", 2152, "load_dataset", "ds = builder_instance.as_dataset(split=split, verification_mode=verification_mode, in_memory=keep_in_memory)"),
+        (f"{site}/datasets/builder.py", 1173, "as_dataset", 'raise NotImplementedError(f"Loading a dataset cached in a {type(self._fs).__name__} is not supported.")'),
+    ]
+    out += traceback(frames, "NotImplementedError: Loading a dataset cached in a LocalFileSystem is not supported.")
+    return C("datasets-fsspec-incompatible-localfs-colab-01", "datasets-fsspec-incompatible", "medium",
+                "a notebook installs s3fs, which upgrades fsspec to 2023.10.0 under datasets 2.14.4; the download works "
+                "and reading the local cache is refused", {"notebook.log": "\n".join(out)}, {"launcher": "python"},
+                ["fsspec", "datasets"])
+
+
+@synthetic
+def datasets_fsspec_glob_training_job() -> Case:
+    rng = random.Random(1915)
+    site = "/home/deploy/env/lib/python3.10/site-packages"
+    clock = Clock(datetime(2024, 2, 6, 7, 55, 1), rng)
+    out = ["+ source /home/deploy/env/bin/activate", "+ pip install -q -r requirements-extra.txt",
+           "+ torchrun --nproc_per_node 4 train_asr.py --data_dir /mnt/corpus/cv16_ja --epochs 20"]
+    out += torchrun_header(clock, 6120, "2.1")
+    out += ["[2024-02-06 07:55:14] rank 0: datasets 2.13.2, fsspec 2023.12.2, torch 2.1.2+cu121"]
+    frames = [
+        ("/home/deploy/asr/train_asr.py", 71, "<module>", 'raw = load_dataset("audiofolder", data_dir=args.data_dir)'),
+        (f"{site}/datasets/load.py", 2128, "load_dataset", "builder_instance = load_dataset_builder("),
+        (f"{site}/datasets/load.py", 1814, "load_dataset_builder", "dataset_module = dataset_module_factory("),
+        (f"{site}/datasets/load.py", 1460, "dataset_module_factory", ").get_module()"),
+        (f"{site}/datasets/load.py", 967, "get_module", "patterns = get_data_patterns(base_path)"),
+        (f"{site}/datasets/data_files.py", 473, "get_data_patterns", "return _get_data_files_patterns(resolver)"),
+        (f"{site}/datasets/data_files.py", 284, "_get_data_files_patterns", "data_files = pattern_resolver(pattern)"),
+        (f"{site}/datasets/data_files.py", 360, "resolve_pattern", "for filepath, info in fs.glob(pattern, detail=True).items()"),
+        (f"{site}/fsspec/implementations/local.py", 64, "glob", "return super().glob(path, **kwargs)"),
+        (f"{site}/fsspec/spec.py", 606, "glob", 'pattern = glob_translate(path + ("/" if ends_with_sep else ""))'),
+        (f"{site}/fsspec/utils.py", 734, "glob_translate", "raise ValueError("),
+    ]
+    exc = "ValueError: Invalid pattern: '**' can only be an entire path component"
+    for r in (1, 0, 3, 2):
+        out += ranked(r, traceback(frames, exc))
+    out.append("[2024-02-06 07:55:21,117] torch.distributed.elastic.multiprocessing.api: [ERROR] failed (exitcode: 1) local_rank: 0 (pid: 6141) of binary: /home/deploy/env/bin/python")
+    out += child_failed_block("train_asr.py", RankExit(0, 0, 6141, 1, "2024-02-06_07:55:21", "asr-train-2"),
+                              [RankExit(r, r, 6141 + r, 1, "2024-02-06_07:55:21", "asr-train-2") for r in (1, 2, 3)])
+    return C("datasets-fsspec-incompatible-glob-audiofolder-torchrun-02", "datasets-fsspec-incompatible", "medium",
+                "a requirements step upgraded fsspec to 2023.12.2 under datasets 2.13.2; resolving audiofolder split "
+                "patterns fails on all 4 ranks", {"job.log": "\n".join(out)},
+                {"launcher": "torchrun", "world_size": "4", "torch_version": "2.1.2"}, ["fsspec", "datasets"],
+                initiating_rank=[0, 1, 2, 3])
+
+
+@synthetic
+def bnb_offload_4bit_shared_gpu() -> Case:
+    rng = random.Random(1916)
+    site = "/home/tk/.venv/lib/python3.11/site-packages"
+    out = ["$ python chat_cli.py --model mistralai/Mistral-Nemo-Instruct-2407 --4bit"]
+    out += nvidia_smi([("NVIDIA GeForce RTX 3060", "00000000:01:00.0", 0)], "550.90.07", "12.4", rng,
+                      used_mib=6912, when="Sat Sep 14 21:12:40 2024")
+    out += ["loading mistralai/Mistral-Nemo-Instruct-2407 (4-bit nf4, compute bf16) with device_map='auto' ..."]
+    frames = [
+        ("/home/tk/chat/chat_cli.py", 39, "<module>", "model = AutoModelForCausalLM.from_pretrained(args.model, quantization_config=bnb, device_map=\"auto\")"),
+        (f"{site}/transformers/models/auto/auto_factory.py", 564, "from_pretrained", "return model_class.from_pretrained("),
+        (f"{site}/transformers/modeling_utils.py", 4015, "from_pretrained", "hf_quantizer.validate_environment(device_map=device_map)"),
+        (f"{site}/transformers/quantizers/quantizer_bnb_4bit.py", 102, "validate_environment", "raise ValueError("),
+    ]
+    out += traceback(frames, "ValueError: Some modules are dispatched on the CPU or the disk. Make sure you have enough GPU "
+                     "RAM to fit the quantized model. If you want to dispatch the model on the CPU or the disk while keeping "
+                     "these modules in 32-bit, you need to set `llm_int8_enable_fp32_cpu_offload=True` and pass a custom "
+                     "`device_map` to `from_pretrained`. Check https://huggingface.co/docs/transformers/main/en/main_classes/"
+                     "quantization#offload-between-cpu-and-gpu for more details. ")
+    return C("bnb-quantized-cpu-offload-nemo-4bit-rtx3060-01", "bnb-quantized-cpu-offload", "medium",
+                "a 12B model in 4-bit on a 12 GB RTX 3060 whose desktop and a second process already hold ~7 GB; the auto "
+                "device map spills modules to the CPU (transformers 4.46-era text)", {"chat.log": "\n".join(out)},
+                {"gpu_model": "NVIDIA GeForce RTX 3060", "launcher": "python", "driver_version": "550.90.07"},
+                ["GPU", "memory"])
+
+
+@synthetic
+def bnb_offload_8bit_old_text() -> Case:
+    site = "/opt/conda/lib/python3.10/site-packages"
+    out = ["[2023-12-28 16:04:55] INFO serve.py: starting inference worker on cuda:0 (Tesla T4, 15109 MiB)",
+           "[2023-12-28 16:04:55] INFO serve.py: model=meta-llama/Llama-2-13b-chat-hf load_in_8bit=True device_map=auto",
+           "Loading checkpoint shards:   0%|          | 0/3 [00:00<?, ?it/s]"]
+    frames = [
+        ("/srv/app/serve.py", 58, "load", "return AutoModelForCausalLM.from_pretrained(name, load_in_8bit=True, device_map=\"auto\")"),
+        (f"{site}/transformers/models/auto/auto_factory.py", 566, "from_pretrained", "return model_class.from_pretrained("),
+        (f"{site}/transformers/modeling_utils.py", 3648, "from_pretrained", "raise ValueError("),
+    ]
+    exc = "\n".join(["ValueError: ",
+                     "                        Some modules are dispatched on the CPU or the disk. Make sure you have enough GPU RAM to fit",
+                     "                        the quantized model. If you want to dispatch the model on the CPU or the disk while keeping",
+                     "                        these modules in 32-bit, you need to set `load_in_8bit_fp32_cpu_offload=True` and pass a custom",
+                     "                        `device_map` to `from_pretrained`. Check",
+                     "                        https://huggingface.co/docs/transformers/main/en/main_classes/quantization#offload-between-cpu-and-gpu",
+                     "                        for more details.", "                        "])
+    out += traceback(frames, exc)
+    out += ["[2023-12-28 16:05:02] ERROR serve.py: worker failed to start, exiting with code 3"]
+    return C("bnb-quantized-cpu-offload-llama13b-8bit-t4-02", "bnb-quantized-cpu-offload", "easy",
+                "Llama-2-13B in 8-bit (about 13 GB of weights) on a 15 GB T4 with device_map=auto; transformers 4.36's "
+                "multi-line refusal", {"worker.log": "\n".join(out)}, {"gpu_model": "Tesla T4", "launcher": "python"},
+                ["8-bit", "GPU"])
+
+
+@synthetic
+def quantized_base_passed_to_trainer() -> Case:
+    rng = random.Random(1918)
+    site = "/workspace/.venv/lib/python3.11/site-packages"
+    out = ["python qlora_train.py --base meta-llama/Llama-3.1-8B-Instruct --data data/tickets.jsonl --r 16",
+           "2025-06-30 12:00:41 | torch 2.6.0+cu124 | transformers 4.52.4 | peft 0.15.2 | bitsandbytes 0.46.0",
+           "Loading checkpoint shards: 100%|██████████| 4/4 [00:09<00:00,  2.33s/it]",
+           "trainable params: 41,943,040 || all params: 8,072,204,288 || trainable%: 0.5196",
+           "Map: 100%|██████████| 8400/8400 [00:02<00:00, 3317.92 examples/s]"]
+    frames = [
+        ("/workspace/qlora_train.py", 96, "<module>", "trainer = Trainer("),
+        (f"{site}/transformers/utils/deprecation.py", 172, "wrapped_func", "return func(*args, **kwargs)"),
+        (f"{site}/transformers/trainer.py", 568, "__init__", "raise ValueError("),
+    ]
+    out += traceback(frames, "ValueError: You cannot perform fine-tuning on purely quantized models. Please attach trainable "
+                     "adapters on top of the quantized model to correctly perform fine-tuning. Please see: "
+                     "https://huggingface.co/docs/transformers/peft for more details")
+    _ = rng
+    return C("quantized-model-finetune-without-adapters-base-variable-01", "quantized-model-finetune-without-adapters",
+                "medium", "QLoRA script creates the LoRA model (trainable params printed) but passes the original 4-bit base "
+                "variable to the Trainer (transformers 4.52.4)", {"train.log": "\n".join(out)},
+                {"launcher": "python", "transformers_version": "4.52.4", "torch_version": "2.6.0", "peft_version": "0.15.2",
+                 "bitsandbytes_version": "0.46.0"}, ["adapter", "get_peft_model"])
+
+
+@synthetic
+def quantized_sft_no_peft_config_accelerate() -> Case:
+    site = "/usr/local/lib/python3.12/dist-packages"
+    out = ["accelerate launch --num_processes 2 sft_4bit.py --model Qwen/Qwen2.5-14B-Instruct --load_in_4bit",
+           "[rank0]: using BitsAndBytesConfig(load_in_4bit=True, bnb_4bit_quant_type='nf4', bnb_4bit_compute_dtype=torch.bfloat16)",
+           "Loading checkpoint shards: 100%|██████████| 8/8 [00:21<00:00,  2.70s/it]",
+           "Loading checkpoint shards: 100%|██████████| 8/8 [00:22<00:00,  2.81s/it]"]
+    frames = [
+        ("/app/sft_4bit.py", 61, "<module>", "trainer = SFTTrainer(model=model, args=cfg, train_dataset=ds, processing_class=tok)"),
+        (f"{site}/trl/trainer/sft_trainer.py", 731, "__init__", "super().__init__("),
+        (f"{site}/transformers/trainer.py", 418, "__init__", "validate_quantization_for_training(model)"),
+        (f"{site}/transformers/trainer_utils.py", 132, "validate_quantization_for_training", "raise ValueError("),
+    ]
+    exc = ("ValueError: You cannot perform fine-tuning on purely quantized models. Please attach trainable adapters on top "
+           "of the quantized model to correctly perform fine-tuning. Please see: https://huggingface.co/docs/transformers/peft "
+           "for more details")
+    out += ranked(1, traceback(frames, exc)) + ranked(0, traceback(frames, exc))
+    out += ["E0115 09:20:44.301000 412 torch/distributed/elastic/multiprocessing/api.py:874] failed (exitcode: 1) local_rank: 0 (pid: 431) of binary: /usr/bin/python"]
+    return C("quantized-model-finetune-without-adapters-sft-no-peft-config-02", "quantized-model-finetune-without-adapters",
+                "easy", "TRL SFTTrainer on a 4-bit Qwen2.5-14B without peft_config, on 2 processes (transformers 5.24-era "
+                "trainer_utils check)", {"sft.log": "\n".join(out)}, {"launcher": "accelerate", "world_size": "2"},
+                ["peft_config", "LoRA"], initiating_rank=[0, 1])
+
+
 # --------------------------------------------------------------------------------------------------
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = parser(__doc__.splitlines()[0])
     ap.add_argument("--capture", action="store_true", help="re-run the real CPU programs")
     ap.add_argument("--hf-site", default="", help="directory holding the Hugging Face packages (pip install --target)")
     ap.add_argument("--only", default="", help="only cases whose id contains this")
@@ -680,15 +881,15 @@ def main() -> None:
     for fn in SYNTHETIC:
         case = fn()
         if args.only in case.case_id:
-            write_case(case)
+            write_case(args.out, case)
             n += 1
     if args.capture:
         assert args.hf_site, "--capture needs --hf-site"
         for prog in REAL_PROGRAMS:
             if args.only in prog.case.case_id:
-                write_case(capture(prog, Path(args.hf_site)))
+                write_case(args.out, capture(prog, Path(args.hf_site)))
                 n += 1
-    print(f"wrote {n} cases under {CASES.relative_to(REPO)}")
+    print(f"wrote {n} cases under {args.out}")
 
 
 if __name__ == "__main__":

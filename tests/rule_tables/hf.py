@@ -52,3 +52,19 @@ NEAR_MISSES = [
     # the Trainer's INFO line about dropped columns is not an error
     ("hf-trainer-no-columns", "The following columns in the Training set don't have a corresponding argument in `LlamaForCausalLM.forward` and have been ignored: text."),
 ]
+
+FIRES += [
+    ("datasets-fsspec-skew", "NotImplementedError: Loading a dataset cached in a LocalFileSystem is not supported."),
+    ("datasets-fsspec-skew", "ValueError: Invalid pattern: '**' can only be an entire path component"),
+    ("datasets-scripts", "RuntimeError: Dataset scripts are no longer supported, but found squad_custom.py"),
+    ("bnb-offload-refused", "ValueError: Some modules are dispatched on the CPU or the disk. Make sure you have enough GPU RAM to fit the quantized model. If you want to dispatch the model on the CPU or the disk while keeping these modules in 32-bit, you need to set `llm_int8_enable_fp32_cpu_offload=True` and pass a custom `device_map` to `from_pretrained`."),
+    ("bnb-offload-refused", "                        these modules in 32-bit, you need to set `load_in_8bit_fp32_cpu_offload=True` and pass a custom"),
+    ("quantized-no-adapters", "ValueError: You cannot perform fine-tuning on purely quantized models. Please attach trainable adapters on top of the quantized model to correctly perform fine-tuning. Please see: https://huggingface.co/docs/transformers/peft for more details"),
+]
+
+NEAR_MISSES += [
+    # datasets 4's error log about trust_remote_code is not the failure itself
+    ("datasets-scripts", "ERROR:datasets.load:`trust_remote_code` is not supported anymore."),
+    # the offload advice of accelerate's big-model docs, not a refusal
+    ("bnb-offload-refused", "Some weights of the model checkpoint were offloaded to the disk; loading them from offload_folder."),
+]

@@ -194,4 +194,52 @@ RULES: tuple[Rule, ...] = (
         ),
         0.93,
     ),
+    # --- datasets and fsspec ---
+    Rule(
+        "datasets-fsspec-skew",
+        "datasets-fsspec-incompatible",
+        (
+            # datasets <= 2.14.4 with fsspec >= 2023.10: "NotImplementedError: Loading a dataset cached in a LocalFileSystem
+            #  is not supported."
+            r"Loading a dataset cached in a LocalFileSystem is not supported",
+            # fsspec >= 2023.12 glob_translate on datasets' split patterns: "ValueError: Invalid pattern: '**' can only be
+            #  an entire path component"
+            r"Invalid pattern: '\*\*' can only be an entire path component",
+        ),
+        0.92,
+    ),
+    Rule(
+        "datasets-scripts",
+        "datasets-scripts-unsupported",
+        (
+            # datasets >= 4.0: "RuntimeError: Dataset scripts are no longer supported, but found squad_custom.py"
+            r"Dataset scripts are no longer supported, but found \S+\.py",
+        ),
+        0.95,
+    ),
+    # --- bitsandbytes quantized models ---
+    Rule(
+        "bnb-offload-refused",
+        "bnb-quantized-cpu-offload",
+        (
+            # "ValueError: Some modules are dispatched on the CPU or the disk. Make sure you have enough GPU RAM to fit the
+            #  quantized model. If you want to dispatch the model on the CPU or the disk while keeping these modules in
+            #  32-bit, you need to set `llm_int8_enable_fp32_cpu_offload=True` and pass a custom `device_map` ..."
+            r"Some modules are dispatched on the CPU or the disk\. Make sure you have enough GPU RAM to fit",
+            r"you need to set `(?:llm_int8_enable_fp32_cpu_offload|load_in_8bit_fp32_cpu_offload)=True` and pass a custom",
+        ),
+        0.93,
+    ),
+    Rule(
+        "quantized-no-adapters",
+        "quantized-model-finetune-without-adapters",
+        (
+            # "ValueError: You cannot perform fine-tuning on purely quantized models. Please attach trainable adapters on
+            #  top of the quantized model to correctly perform fine-tuning. Please see: https://huggingface.co/docs/..."
+            r"You cannot perform fine-tuning on purely quantized models",
+            # "ValueError: You cannot fine-tune quantized model with `torch.compile()` make sure to pass a non-compiled model"
+            r"You cannot fine-tune quantized model with `torch\.compile\(\)`",
+        ),
+        0.95,
+    ),
 )
