@@ -21,7 +21,7 @@ from retrieval.errors import RetrievalError
 from retrieval.index import Index, dense_search, is_built, load_or_build
 from retrieval.kb import KnowledgeBase
 from retrieval.kb_cache import load_compiled
-from service import chat, fleet, prefilter
+from service import chat, prefilter
 from service.chat.models import ChatEvent, Message
 from service.compose import compose
 from service.errors import BadRequest, ConfigError, TooLarge
@@ -258,7 +258,11 @@ def diagnose(
     """Run the whole pipeline on the files of one run; store the masked result unless told not to.
 
     ``on_read`` is called with the size of each chunk read (the CLI's progress)."""
-    host_key = fleet.host_key(engine.store, workspace_id) if store and not engine.local else None
+    host_key = None
+    if store and not engine.local:  # the service's pseudonyms per workspace; imported here: fleet brings SQLAlchemy
+        from service import fleet
+
+        host_key = fleet.host_key(engine.store, workspace_id)
     return diagnose_masked(engine, read_and_mask(engine, sources, on_read, host_key), store=store, workspace_id=workspace_id)
 
 
@@ -276,6 +280,8 @@ def diagnose_masked(engine: Engine, masked: Masked, *, store: bool = True, works
         t0 = time.perf_counter()
         engine.save(diagnosis, masked_excerpt(trace.log, diagnosis), workspace_id=workspace_id)
         if not engine.local:  # the service's diagnoses join their failure groups (the CLI's own file does not)
+            from service import fleet
+
             fleet.record_diagnosis(engine.store, diagnosis, workspace_id, masked.hosts, engine.settings.bad_node_min_jobs)
         diagnosis.timings_ms["store"] = round((time.perf_counter() - t0) * 1000, 2)
         diagnosis.timings_ms["total"] = round(diagnosis.timings_ms["total"] + diagnosis.timings_ms["store"], 2)
