@@ -1,0 +1,2 @@
+from circ.data import Tokenizer
+class Encoder: pass
