@@ -15,7 +15,7 @@ from setuptools.command.build_py import build_py
 
 ROOT = Path(__file__).resolve().parent
 # (folder at the top of the repository, the files of it that the service reads)
-CONTENT = (("kb", "*.md"), ("prompts", "*.j2"))
+CONTENT = (("kb", "*.md"), ("kb/triage", "*.md"), ("prompts", "*.j2"))
 
 
 class build_py_with_content(build_py):

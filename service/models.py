@@ -211,6 +211,18 @@ class RunAnswer(BaseModel):
     why: list[str] = Field(default_factory=list)  # the rule contributions, facts and scores that decided, in words
 
 
+class DecisiveError(BaseModel):
+    """The line the root cause must explain: the initiating rank's exception and message, or the first fatal line."""
+
+    file: str
+    line: int
+    rank: int | None = None
+    text: str
+    kind: str  # its triage kind: user-code, library, environment, hardware, launcher (kb/triage/)
+    explained_by: str | None = None  # the top candidate, when its signals explain it; None: the answer is "unknown"
+    why: str | None = None  # which of that entry's signals is in the line
+
+
 class Diagnosis(BaseModel):
     """The JSON contract served by the CLI (``--format json``) and the API. Names are stable."""
 
@@ -238,6 +250,8 @@ class Diagnosis(BaseModel):
     setup: dict[str, str] = Field(default_factory=dict)  # env:NAME and arg:--name the log shows (crashdoc diff)
     files: list[dict[str, object]] = Field(default_factory=list)
     llm: dict[str, object] | None = None
+    decisive: DecisiveError | None = None
+    related: list[str] = Field(default_factory=list)  # near entries whose signals do not explain the decisive line
     created_at: str = Field(default_factory=lambda: datetime.now(UTC).isoformat(timespec="seconds"))
     # A share link: opens the diagnosis read-only without an API key (revocable); set by the service, null from the CLI.
     url: str | None = None

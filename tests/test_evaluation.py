@@ -84,14 +84,16 @@ def test_confidence_features_read_agreement_and_the_rule():
         _hit("b", 0.3, {"lexical": 14.0}, {"lexical": 0}),
     ]
     f = calibration.features(hits)
-    assert f == {"score": 0.9, "margin": pytest.approx(0.6), "agreement": pytest.approx(2 / 3), "rule": 1.0, "rule_strength": 0.8}
+    assert f == {"score": 0.9, "margin": pytest.approx(0.6), "agreement": pytest.approx(2 / 3), "rule": 1.0, "rule_strength": 0.8,
+                 "explains": 1.0}
+    assert calibration.features(hits, explained=False)["explains"] == 0.0
     assert calibration.features([]) == dict.fromkeys(calibration.FEATURES, 0.0)
 
 
 def test_confidence_uses_the_fitted_model(monkeypatch, tmp_path: Path):
     table = tmp_path / "calibration.json"
     table.write_text(json.dumps({"kind": "logistic", "features": list(calibration.FEATURES),
-                                 "weights": [0.0, 0.0, 0.0, 2.0, 0.0], "bias": -1.0}))
+                                 "weights": [0.0, 0.0, 0.0, 2.0, 0.0, 0.0], "bias": -1.0}))
     monkeypatch.setattr(calibration, "TABLE_PATH", table)
     calibration._model.cache_clear()
     try:
@@ -147,6 +149,55 @@ def test_summary_reports_each_directory_and_each_source_apart():
     assert s["by_source"]["dense"]["top1"] == pytest.approx(11 / 20)
     cv = s["calibration"]["cross_validated"]
     assert cv["folds"] == 5 and sum(row["n"] for row in cv["table"]) == 20
+
+
+def _unknown_result(cid: str, predicted: str | None, confidence: float, also: list[str] | None = None) -> CaseResult:
+    return CaseResult(
+        id=cid, label="unknown", acceptable=sorted({"unknown", *(also or [])}), difficulty="hard", category="unknown",
+        predicted=predicted, confidence=confidence, ranking=["near", "far"], source_rankings={"rrf": ["near"]},
+        expected_rank=None, actual_rank=None, facts_expected={}, facts_extracted={}, leaked=[], mentions_missing=[],
+        timings={"total": 1.0}, features=dict.fromkeys(calibration.FEATURES, 0.2), split="unknown", kind="user-bare-assertion",
+    )
+
+
+def test_unknown_cases_are_scored_apart_and_enter_the_calibration():
+    known = [_result(f"c{i}", "cases", i < 18, {"rule": True, "dense": True, "lexical": True}) for i in range(20)]
+    unknown = [_unknown_result("u0", None, 0.2), _unknown_result("u1", None, 0.1), _unknown_result("u2", "near", 0.85),
+               _unknown_result("u3", "near", 0.6, also=["near"]), _unknown_result("u4", "near", 0.9, also=["near"])]
+    s = summarise(known + unknown)
+    assert s["n"] == 20 and s["top1"] == 0.9 and "unknown" not in s["by_split"]  # the ranking figures: in-catalogue only
+    u = s["selective"]["unknown"]
+    assert u["n"] == 5 and u["answered_unknown"] == 0.4 and u["acceptable"] == 0.8
+    assert u["confident_answers"] == 1 and u["confident_acceptable"] == 1  # u2 wrong at 0.85; u4 acceptable at 0.9
+    assert [a["case"] for a in u["answered"]] == ["u2", "u3", "u4"]
+    # the answers given: 18 right of the 20 known plus u3 and u4 (acceptable) of the 3 unknown ones answered
+    assert s["selective"]["answered"] == 23 and s["selective"]["answered_right"] == round(20 / 23, 4)
+    cal = s["calibration"]
+    assert cal["cases"] == {"in_catalogue": 20, "out_of_catalogue": 5}
+    assert sum(row["n"] for row in cal["cross_validated"]["table"]) == 25
+    assert sum(row["n"] for row in cal["cross_validated"]["by_kind"]["out_of_catalogue"]) == 5
+
+
+UNKNOWN_GATE = [
+    ({"n": 100, "answered_unknown": 0.9, "confident_answers": 0}, None),
+    ({"n": 100, "answered_unknown": 0.8, "confident_answers": 0}, 'unknown: 0.800 answered "unknown", under 0.85'),
+    ({"n": 100, "answered_unknown": 0.9, "confident_answers": 1}, "unknown: 1 case(s) answered with a wrong entry at confidence >= 0.8"),
+    ({"n": 60, "answered_unknown": 0.9, "confident_answers": 0}, "unknown: only 60 cases, it needs at least 80"),
+    (None, "unknown: not evaluated (add --cases evals/unknown)"),
+]
+
+
+@pytest.mark.parametrize(("figures", "failure"), UNKNOWN_GATE)
+def test_the_gate_holds_the_unknown_cases(tmp_path: Path, figures, failure):
+    path = tmp_path / "thresholds.yaml"
+    path.write_text(yaml.safe_dump({"min_cases": 200, "unknown": {"min_cases": 80, "answered_unknown": 0.85, "max_confident": 0}}))
+    summary = _gate_summary(**({"selective": {"unknown": figures}} if figures else {}))
+    assert gate.check(summary, path) == ([failure] if failure else [])
+
+
+def test_the_repository_thresholds_gate_the_unknown_cases():
+    t = yaml.safe_load((Path(__file__).parent.parent / "evals" / "thresholds.yaml").read_text())["unknown"]
+    assert t["min_cases"] >= 80 and t["answered_unknown"] >= 0.85 and t["max_confident"] == 0
 
 
 def _gate_summary(**over: object) -> dict:

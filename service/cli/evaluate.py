@@ -16,7 +16,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
     p = sub.add_parser("eval", help="score the pipeline on the labelled eval cases")
     p.add_argument(
         "--cases", type=Path, action="append",
-        help="a directory of cases; repeat for several (default: evals/cases and evals/reworded, reported per directory)",
+        help="a directory of cases; repeat for several (default: evals/cases, evals/reworded and the out-of-catalogue "
+             "evals/unknown, reported per directory)",
     )
     p.add_argument("--format", choices=("text", "json", "markdown"), default="text")
     p.add_argument("--gate", action="store_true", help="exit 1 when the figures fall under evals/thresholds.yaml")
@@ -37,7 +38,8 @@ def run(args: argparse.Namespace) -> int:
     from service.settings import get_settings
 
     engine = Engine(get_settings())
-    dirs: list[Path] = args.cases or [REPO_ROOT / "evals" / "cases", REPO_ROOT / "evals" / "reworded"]
+    dirs: list[Path] = args.cases or [REPO_ROOT / "evals" / d for d in ("cases", "reworded", "unknown")
+                                      if (REPO_ROOT / "evals" / d).is_dir()]
     if len({d.name for d in dirs}) < len(dirs):
         raise InputError("Each --cases directory needs its own name: the report groups cases by it.")
     cases = [c for d in dirs for c in load_cases(d, set(engine.kb.entries))]
@@ -78,5 +80,8 @@ def run(args: argparse.Namespace) -> int:
             print(f"crashdoc eval: GATE FAILED: {f}", file=sys.stderr)
         if failures:
             return 1
-        print(f"crashdoc eval: gate passed ({summary['n']} cases, top-1 {summary['top1']:.3f}, top-3 {summary['top3']:.3f})", file=sys.stderr)
+        unk = summary["selective"]["unknown"]
+        print(f"crashdoc eval: gate passed ({summary['n']} cases, top-1 {summary['top1']:.3f}, top-3 {summary['top3']:.3f}; "
+              f"{unk['n']} unknown cases, {unk['answered_unknown']:.3f} answered unknown, {unk['confident_answers']} confident)",
+              file=sys.stderr)
     return 0

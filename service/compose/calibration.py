@@ -25,12 +25,13 @@ from service.models import Hit
 log = logging.getLogger("crashdoc.compose")
 
 TABLE_PATH = Path(__file__).with_name("calibration.json")
-FEATURES = ("score", "margin", "agreement", "rule", "rule_strength")
+FEATURES = ("score", "margin", "agreement", "rule", "rule_strength", "explains")
 _SOURCES = ("rule", "dense", "lexical")
 
 
-def features(hits: Sequence[Hit]) -> dict[str, float]:
-    """What the confidence is computed from; all in 0..1."""
+def features(hits: Sequence[Hit], explained: bool = True) -> dict[str, float]:
+    """What the confidence is computed from; all in 0..1. ``explained``: the top candidate's signals explain the
+    log's decisive error (service/compose/decisive.py), or the log has none."""
     if not hits:
         return dict.fromkeys(FEATURES, 0.0)
     top = hits[0]
@@ -42,6 +43,7 @@ def features(hits: Sequence[Hit]) -> dict[str, float]:
         "agreement": sum(1 for s in _SOURCES if top.ranks.get(s) == 0) / len(_SOURCES),
         "rule": 1.0 if "rule" in top.sources else 0.0,
         "rule_strength": top.sources.get("rule", 0.0),
+        "explains": 1.0 if explained else 0.0,
     }
 
 
@@ -51,8 +53,9 @@ def vector(f: dict[str, float]) -> list[float]:
 
 
 def raw_confidence(f: dict[str, float]) -> float:
-    """Before calibration: the score, damped when the runner-up is close."""
-    return max(0.0, min(1.0, f["score"] * (0.75 + 0.25 * min(1.0, f["margin"] / 0.25))))
+    """Before calibration: the score, damped when the runner-up is close, halved when it explains nothing."""
+    raw = f["score"] * (0.75 + 0.25 * min(1.0, f["margin"] / 0.25)) * (0.5 + 0.5 * f.get("explains", 1.0))
+    return max(0.0, min(1.0, raw))
 
 
 @lru_cache(maxsize=1)
@@ -75,11 +78,11 @@ def logistic(weights: Sequence[float], bias: float, f: dict[str, float]) -> floa
     return 1.0 / (1.0 + math.exp(-max(-40.0, min(40.0, z))))
 
 
-def confidence(hits: Sequence[Hit]) -> float:
+def confidence(hits: Sequence[Hit], explained: bool = True) -> float:
     """The calibrated probability that ``hits[0]`` is right (0 without candidates)."""
     if not hits:
         return 0.0
-    f = features(hits)
+    f = features(hits, explained)
     model = _model()
     if model is None:
         return raw_confidence(f)

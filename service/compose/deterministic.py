@@ -5,10 +5,13 @@ from __future__ import annotations
 from retrieval.kb import KnowledgeBase, section_steps
 from service.compose.answer import answer
 from service.compose.calibration import confidence as calibrated_confidence
+from service.compose.decisive import Decisive, explanation, find_decisive
+from service.compose.triage import TriageKind
 from service.facts.setup import setup_of
 from service.models import (
     Candidate,
     CollateralOut,
+    DecisiveError,
     Diagnosis,
     ErrorEvent,
     Evidence,
@@ -47,17 +50,21 @@ def timeline_of(facts: Facts, collateral: set[tuple[str, int]] | None = None,
     ]
 
 
-def _evidence(facts: Facts, entry_id: str | None) -> tuple[list[Evidence], set[tuple[str, int]]]:
+def _evidence(facts: Facts, entry_id: str | None, named: Decisive | None = None
+              ) -> tuple[list[Evidence], set[tuple[str, int]]]:
     """The lines that prove it, the decisive line first; and the lines taken from the collateral to prove it.
 
     One story by construction: a line is evidence or collateral, never both. The first failure and the matched
     rule lines that are not collateral come first; a collateral line is evidence only when nothing else proves
     the cause (then it leaves the collateral list). The first line is the decisive one: the initiating rank's
-    first line (its first failure when that is evidence), else the first failure or matched line.
+    first line (its first failure when that is evidence), else the first failure or matched line. With no entry, the
+    decisive error that no entry explains (``named``) is first.
     """
     collateral = {(c.file, c.line) for c in facts.collateral}
     first = facts.initiating_event
     refs: list[LineRef] = []
+    if entry_id is None and named is not None:
+        refs.append(named.ref)
     if first and not first.collateral and (first.ref.file, first.ref.line) not in collateral:
         refs.append(first.ref)
     matching = [h for h in facts.rule_hits if h.entry_id == entry_id]
@@ -78,6 +85,8 @@ def _evidence(facts: Facts, entry_id: str | None) -> tuple[list[Evidence], set[t
             break
     # the decisive line: the first failure, or the initiating rank's first line when a launcher named another rank
     own = next((e for e in out if e.rank == facts.initiating_rank), None) if facts.initiating_rank is not None else None
+    if entry_id is None and named is not None and out and (out[0].file, out[0].line) == (named.ref.file, named.ref.line):
+        own = out[0]  # the line no entry explains is the one shown first
     decisive = [own] if own is not None else out[:1]
     rest = [e for e in out if e is not decisive[0]] if decisive else []
     ordered = decisive + sorted(rest, key=lambda e: (e.rank != facts.initiating_rank, e.file, e.line))
@@ -98,6 +107,49 @@ def _run_summary(facts: Facts) -> str:
     return (sentence[0].upper() + sentence[1:] + ".") if sentence else ""
 
 
+_PROMOTE_WITHIN = 3  # a candidate this high in the ranking that explains the decisive line takes the top's place
+
+
+def decide(log: MaskedLog, facts: Facts, hits: list[Hit], kb: KnowledgeBase, kinds: dict[str, TriageKind]
+           ) -> tuple[Decisive | None, str | None, list[Hit]]:
+    """The decisive error; why the chosen candidate explains it (None: no candidate does); and the candidates with
+    the chosen one first. Only an entry that explains the decisive line may be the top: when the first does not,
+    the highest-ranked of the first three that does takes its place."""
+    decisive = find_decisive(log, facts, kinds) if (facts.events or facts.rule_hits) else None
+    if decisive is None or not hits:
+        return decisive, None, hits
+    # In ranking order: an entry explained only by the context (a fact before the error) still outranks one lower
+    # down whose rule matches the decisive line (measured: preferring the line moved 7 right answers to look-alikes).
+    for i, hit in enumerate(hits[:_PROMOTE_WITHIN]):
+        entry = kb.get(hit.entry_id)
+        explained = explanation(entry, decisive, facts) if entry else None
+        if explained:
+            return decisive, explained[1], [hit, *hits[:i], *hits[i + 1:]]
+    return decisive, None, hits
+
+
+def _unknown_text(decisive: Decisive | None, related: list[str], has_events: bool) -> tuple[str, str, list[str], list[str]]:
+    """Title, summary, triage steps and checks for an answer no entry backs."""
+    if decisive is None:
+        title = "No known failure matched" if has_events else "No failure found in the log"
+        summary = (
+            "The log's errors did not match any entry of the encyclopedia with enough confidence. "
+            "The candidates below are the closest matches; the evidence lines are the first errors found."
+            if has_events
+            else "No error, exception, signal or kill message was found. If the run did fail, the log may be "
+            "cut before the failure: send the whole log, or every rank's file."
+        )
+        return title, summary, [], []
+    kind = decisive.kind
+    where = f"{decisive.ref.file}:{decisive.ref.line}" + (f" (rank {decisive.ref.rank})" if decisive.ref.rank is not None else "")
+    line = decisive.block[-1] if decisive.ref.text.endswith(decisive.block[-1]) else decisive.ref.text.strip()
+    summary = (f"Not in the encyclopedia: no entry's signals explain the decisive error at {where}: \"{line.strip()[:300]}\". "
+               f"{kind.title}: {kind.summary}")
+    if related:
+        summary += f" Related, but they do not explain this line: {', '.join(related)}."
+    return f"Unknown failure ({kind.id}): not in the encyclopedia", summary, list(kind.steps), list(kind.verify)
+
+
 def compose_deterministic(
     log: MaskedLog,
     facts: Facts,
@@ -106,28 +158,25 @@ def compose_deterministic(
     *,
     diagnosis_id: str,
     unknown_threshold: float,
+    kinds: dict[str, TriageKind],
 ) -> Diagnosis:
-    top = hits[0] if hits else None
     # No error line and no rule: whatever similarity found is not a diagnosis, and nothing is claimed.
     evidence_of_failure = bool(facts.events or facts.rule_hits)
-    confidence = calibrated_confidence(hits) if evidence_of_failure else 0.0
-    entry = kb.get(top.entry_id) if top and evidence_of_failure and confidence >= unknown_threshold else None
+    decisive, why, hits = decide(log, facts, hits, kb, kinds)
+    top = hits[0] if hits else None
+    # An entry is an answer only when its signals explain the decisive line (with no decisive line, the rules decide).
+    explained = decisive is None or why is not None
+    confidence = calibrated_confidence(hits, explained=explained) if evidence_of_failure else 0.0
+    entry = (kb.get(top.entry_id) if top and evidence_of_failure and explained and confidence >= unknown_threshold
+             else None)
     candidates = [
         Candidate(entry_id=h.entry_id, title=h.title, score=h.score, sources=sorted(h.sources), source_scores=h.sources)
         for h in hits[:_MAX_CANDIDATES]
     ]
+    related = [h.entry_id for h in hits[:3]] if entry is None and decisive is not None else []
     run = _run_summary(facts)
     if entry is None:
-        title = "No known failure matched" if facts.events else "No failure found in the log"
-        summary = (
-            "The log's errors did not match any entry of the encyclopedia with enough confidence. "
-            "The candidates below are the closest matches; the evidence lines are the first errors found."
-            if facts.events
-            else "No error, exception, signal or kill message was found. If the run did fail, the log may be "
-            "cut before the failure: send the whole log, or every rank's file."
-        )
-        fix: list[str] = []
-        verify: list[str] = []
+        title, summary, fix, verify = _unknown_text(decisive, related, bool(facts.events))
         category = None
     else:
         title = entry.title
@@ -137,14 +186,21 @@ def compose_deterministic(
         category = entry.meta.category
     if run:
         summary = f"{summary} {run}"
-    evidence, moved = _evidence(facts, entry.id if entry else None)
+    evidence, moved = _evidence(facts, entry.id if entry else None, decisive)
     collateral = [CollateralOut(**c.model_dump()) for c in facts.collateral if (c.file, c.line) not in moved]
     reasons = [r for h in facts.rule_hits if entry and h.entry_id == entry.id for r in h.reasons]
-    explanation = None
+    explanation_text = None
     if entry is not None:
-        explanation = "Matched by " + ", ".join(sorted(top.sources)) if top else None
-        if reasons and explanation:
-            explanation += "; " + "; ".join(reasons)
+        explanation_text = "Matched by " + ", ".join(sorted(top.sources)) if top else None
+        if reasons and explanation_text:
+            explanation_text += "; " + "; ".join(reasons)
+        if why and explanation_text:
+            explanation_text += f"; {why}"
+    decisive_out = None
+    if decisive is not None:
+        decisive_out = DecisiveError(file=decisive.ref.file, line=decisive.ref.line, rank=decisive.ref.rank,
+                                     text=decisive.ref.text[:500], kind=decisive.kind.id,
+                                     explained_by=top.entry_id if top is not None and why else None, why=why)
     return Diagnosis(
         id=diagnosis_id,
         entry_id=entry.id if entry else None,
@@ -165,9 +221,11 @@ def compose_deterministic(
         kb_version=kb.version,
         composer="deterministic",
         notes=list(facts.notes),
-        explanation=explanation,
+        explanation=explanation_text,
         answer=answer(facts, title=entry.title if entry else None, entry_id=entry.id if entry else None,
                       evidence=evidence, candidates=candidates, files=len(log.files), lines=log.line_count),
         files=[{"name": f.name, "lines": len(f.lines)} for f in log.files],
         setup=setup_of(log),
+        decisive=decisive_out,
+        related=related,
     )

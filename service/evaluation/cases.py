@@ -5,18 +5,22 @@ from __future__ import annotations
 from pathlib import Path
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from service.errors import InputError
 from service.ingest import sources_in
 from service.models import Source
+
+# The label of an out-of-catalogue case (evals/unknown/): no entry explains it, and the right answer is "unknown".
+UNKNOWN = "unknown"
 
 
 class Case(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     schema_version: int = Field(ge=1, le=1)
-    label: str
+    label: str  # a catalogue id, or "unknown" for a failure no entry describes
+    kind: str | None = None  # with label "unknown": its failure kind, a line of evals/unknown/KINDS.md
     also: list[str] = Field(default_factory=list)
     difficulty: str = Field(pattern=r"^(easy|medium|hard)$")
     description: str = ""
@@ -30,8 +34,19 @@ class Case(BaseModel):
     def _stringify(cls, v: object) -> object:
         return {str(k): str(val) for k, val in v.items()} if isinstance(v, dict) else v
 
+    @model_validator(mode="after")
+    def _kind_iff_unknown(self) -> Case:
+        if (self.label == UNKNOWN) != (self.kind is not None):
+            raise ValueError("a case labelled 'unknown' names its failure kind (kind: ...), and only such a case does")
+        return self
+
+    @property
+    def out_of_catalogue(self) -> bool:
+        return self.label == UNKNOWN
+
     @property
     def acceptable(self) -> set[str]:
+        """The answers counted right: the label (``unknown`` meaning no entry named) and the honest alternatives."""
         return {self.label, *self.also}
 
 
@@ -56,7 +71,7 @@ def load_cases(cases_dir: Path, catalog_ids: set[str] | None = None) -> list[Loa
         except (yaml.YAMLError, ValidationError) as exc:
             raise InputError(f"{case_yaml}: invalid case: {exc}") from exc
         if catalog_ids is not None:
-            unknown = case.acceptable - catalog_ids
+            unknown = case.acceptable - catalog_ids - {UNKNOWN}
             if unknown:
                 raise InputError(f"{case_yaml}: ids that are not kb entries: {sorted(unknown)}")
         out.append(LoadedCase(id=case_yaml.parent.name, case=case, folder=str(case_yaml.parent), split=cases_dir.name))

@@ -45,6 +45,17 @@ def check(summary: dict[str, Any], thresholds_path: Path) -> list[str]:
         failures.append(f"{len(summary['leaks'])} planted secret(s) leaked through masking")
     if summary["errors"]:
         failures.append(f"{len(summary['errors'])} case(s) raised an error")
+    if "unknown" in t:  # the out-of-catalogue cases (evals/unknown): a threshold that is set must be checked
+        limits, unk = t["unknown"], (summary.get("selective") or {}).get("unknown") or {}
+        if not unk.get("n"):
+            failures.append("unknown: not evaluated (add --cases evals/unknown)")
+        else:
+            if unk["n"] < limits.get("min_cases", 0):
+                failures.append(f"unknown: only {unk['n']} cases, it needs at least {limits['min_cases']}")
+            if unk["answered_unknown"] < limits.get("answered_unknown", 0.0):
+                failures.append(f"unknown: {unk['answered_unknown']:.3f} answered \"unknown\", under {limits['answered_unknown']}")
+            if unk["confident_answers"] > limits.get("max_confident", 0):
+                failures.append(f"unknown: {unk['confident_answers']} case(s) answered with a wrong entry at confidence >= 0.8")
     ranks = summary.get("initiating_rank") or {}
     if "initiating_rank_accuracy" in t:
         if not ranks.get("n"):

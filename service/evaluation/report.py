@@ -52,6 +52,28 @@ def to_text(s: dict[str, Any], *, markdown: bool = False) -> str:
                f" of which the top candidate was wrong in {cal['declined_top_wrong']}")
     out.append("  an unknown threshold at t would answer (share of cases, how often right):")
     out.append("    " + "   ".join(f"t={row['threshold']:.2f}: {_pct(row['answered']).strip()}, {_pct(row['accuracy']).strip()}" for row in cal["selective"]))
+    by_kind = cal["cross_validated"].get("by_kind") or {}
+    for kind, table in by_kind.items():
+        out.append(f"  cross-validated, {kind.replace('_', '-')} cases only:")
+        for row in table:
+            if row["n"]:
+                out.append(f"    [{row['lo']:.1f}, {row['hi']:.1f})  n={row['n']:<4} mean confidence {row['mean_confidence']:.2f}"
+                           f"  right {row['accuracy']:.2f}")
+    sel = s.get("selective")
+    if sel:
+        u = sel["unknown"]
+        out.append(h("Selective accuracy (in-catalogue and out-of-catalogue cases together)"))
+        out.append(f"  answers given (an entry named): {sel['answered']}, right {_pct(sel['answered_right']).strip()}; "
+                   f"confident (>= 0.8): {sel['confident']}, right {_pct(sel['confident_right']).strip()}")
+        ic = sel["in_catalogue"]
+        out.append(f"  in-catalogue: {ic['n']} cases, answered {_pct(ic['answered']).strip()}, right {_pct(ic['right']).strip()}")
+        out.append(f"  out-of-catalogue: {u['n']} cases, answered \"unknown\" {_pct(u['answered_unknown']).strip()} "
+                   f"(acceptable {_pct(u['acceptable']).strip()}), answered wrongly with confidence >= 0.8: {u['confident_answers']} "
+                   f"(and {u.get('confident_acceptable', 0)} with an acceptable entry), "
+                   f"decisive line named {_pct(u['decisive_named']).strip()}")
+        for a in u["answered"][:12]:
+            out.append(f"    {a['case']} [{a['kind']}]: answered {a['predicted']} ({a['confidence']:.2f})"
+                       f"{' (acceptable)' if a['acceptable'] else ''}; decisive {a['decisive']}")
     out.append(h("Latency per stage (ms)"))
     for stage, m in s["latency_ms"].items():
         out.append(f"  {stage:<10} p50 {m['p50']:8.1f}   p95 {m['p95']:8.1f}")

@@ -11,7 +11,7 @@ from service.compose.calibration import features as confidence_features
 from service.compose.calibration import vector as calibration_vector
 from service.errors import CrashdocError
 from service.evaluation import metrics
-from service.evaluation.cases import LoadedCase
+from service.evaluation.cases import UNKNOWN, LoadedCase
 from service.pipeline import Engine, run_stages
 
 SOURCES = ("rule", "dense", "lexical")
@@ -39,15 +39,24 @@ class CaseResult:
     features: dict[str, float] = field(default_factory=dict)  # what the confidence is computed from
     split: str = "cases"
     error: str | None = None
+    kind: str | None = None  # out-of-catalogue cases: the failure kind (evals/unknown/KINDS.md)
+    decisive: str | None = None  # the decisive error line the diagnosis named ("file:line text")
+    chosen: str | None = None  # the candidate the diagnosis weighed first (the retrieval's top, or one it promoted)
+
+    @property
+    def out_of_catalogue(self) -> bool:
+        return self.label == UNKNOWN
 
     @property
     def correct(self) -> bool:
-        return self.predicted in self.acceptable
+        """The answer is acceptable: the right entry, or "unknown" (no entry named) where no entry explains the log."""
+        return (self.predicted or UNKNOWN) in self.acceptable
 
     @property
     def top_right(self) -> bool:
         """Whether the top candidate is right, answered or not: what the confidence predicts."""
-        return bool(self.ranking) and self.ranking[0] in self.acceptable
+        top = self.chosen or (self.ranking[0] if self.ranking else None)
+        return top is not None and top in self.acceptable
 
 
 def rrf(per_source: dict[str, dict[str, float]], k: int = 60) -> list[str]:
@@ -62,10 +71,10 @@ def rrf(per_source: dict[str, dict[str, float]], k: int = 60) -> list[str]:
 def run_case(engine: Engine, lc: LoadedCase) -> CaseResult:
     case = lc.case
     entry = engine.kb.get(case.label)
-    category = entry.meta.category if entry else "?"
+    category = entry.meta.category if entry else (UNKNOWN if case.out_of_catalogue else "?")
     base: dict[str, Any] = dict(
         id=lc.id, label=case.label, acceptable=sorted(case.acceptable), difficulty=case.difficulty,
-        category=category, expected_rank=case.initiating_rank, facts_expected=case.facts, split=lc.split,
+        category=category, expected_rank=case.initiating_rank, facts_expected=case.facts, split=lc.split, kind=case.kind,
     )
     try:
         trace = run_stages(engine, lc.sources())
@@ -75,6 +84,9 @@ def run_case(engine: Engine, lc: LoadedCase) -> CaseResult:
     d = trace.diagnosis
     rankings = {s: [eid for eid, _ in sorted(trace.per_source[s].items(), key=lambda kv: -kv[1])] for s in SOURCES}
     rankings["rrf"] = rrf(trace.per_source)
+    # the candidates in the order the diagnosis weighed them (one that explains the decisive line first)
+    first = d.candidates[0].entry_id if d.candidates else None
+    chosen = sorted(trace.hits, key=lambda h: h.entry_id != first)
     masked_text = "\n".join(line for f in trace.log.files for line in f.lines)
     leaked = [s for s in case.secrets if s and s in masked_text]
     answer = " ".join([d.title, d.summary, *d.fix, *d.verify, d.explanation or ""]).lower()
@@ -91,7 +103,9 @@ def run_case(engine: Engine, lc: LoadedCase) -> CaseResult:
         mentions_missing=missing,
         timings=trace.timings,
         evidence=[f"{e.file}:{e.line} {e.text[:140]}" for e in d.evidence[:3]],
-        features=confidence_features(trace.hits),
+        features=confidence_features(chosen, explained=d.decisive is None or d.decisive.explained_by is not None),
+        chosen=chosen[0].entry_id if chosen else None,
+        decisive=f"{d.decisive.file}:{d.decisive.line} {d.decisive.text[:140]}" if d.decisive else None,
     )
 
 
@@ -104,8 +118,50 @@ def run_all(engine: Engine, cases: list[LoadedCase], progress: Callable[[int, in
     return results
 
 
+CONFIDENT = 0.8  # a confident answer: the gate allows none on a log no entry explains
+
+
+def selective(results: list[CaseResult]) -> dict[str, Any]:
+    """Selective accuracy over both kinds of case: of the answers given (an entry named), and of the confident ones,
+    the share that is right; of the out-of-catalogue logs, the share answered "unknown" and those answered confidently."""
+    answered = [r for r in results if r.predicted is not None]
+    confident = [r for r in answered if r.confidence >= CONFIDENT]
+    inside = [r for r in results if not r.out_of_catalogue]
+    outside = [r for r in results if r.out_of_catalogue]
+    # confidently wrong: an entry named at >= 0.8 that is not one of the case's acceptable answers (its ``also``: an
+    # entry that honestly explains the decisive line's symptom); those acceptable ones are counted apart
+    out_conf = [r for r in outside if r.predicted is not None and r.confidence >= CONFIDENT and not r.correct]
+    out_conf_ok = [r for r in outside if r.predicted is not None and r.confidence >= CONFIDENT and r.correct]
+
+    def share(part: list[CaseResult], whole: list[CaseResult]) -> float:
+        return round(len(part) / (len(whole) or 1), 4)
+
+    return {
+        "answered": len(answered),
+        "answered_right": share([r for r in answered if r.correct], answered),
+        "confident": len(confident),
+        "confident_right": share([r for r in confident if r.correct], confident),
+        "in_catalogue": {"n": len(inside), "answered": share([r for r in inside if r.predicted], inside),
+                         "right": share([r for r in inside if r.correct], inside)},
+        "unknown": {
+            "n": len(outside),
+            "answered_unknown": share([r for r in outside if r.predicted is None], outside),
+            "acceptable": share([r for r in outside if r.correct], outside),
+            "confident_answers": len(out_conf),
+            "confident_acceptable": len(out_conf_ok),
+            "max_confidence_answered": max((r.confidence for r in outside if r.predicted is not None), default=0.0),
+            "decisive_named": share([r for r in outside if r.decisive], outside),
+            "answered": [{"case": r.id, "kind": r.kind, "predicted": r.predicted, "confidence": r.confidence,
+                          "acceptable": r.correct, "decisive": r.decisive} for r in outside if r.predicted is not None],
+        },
+    }
+
+
 def summarise(results: list[CaseResult]) -> dict[str, Any]:
-    """The report's numbers. Top-level ``n``, ``top1``, ``top3``, ``mrr`` are for scripts."""
+    """The report's numbers. Top-level ``n``, ``top1``, ``top3``, ``mrr`` are for scripts, over the in-catalogue
+    cases; the out-of-catalogue ones (label "unknown") are scored by ``selective`` and enter the calibration."""
+    everything = results
+    results = [r for r in everything if not r.out_of_catalogue]
     n = len(results)
 
     def ranks(rs: list[CaseResult], key: Callable[[CaseResult], list[str]]) -> list[int | None]:
@@ -155,10 +211,15 @@ def summarise(results: list[CaseResult]) -> dict[str, Any]:
                 row[0] += metrics.norm_fact(got) == metrics.norm_fact(value)
     # Confidence predicts whether the top candidate is right; the reliability table checks that, both for the
     # shipped model (in sample when it was fitted on these cases) and for five-fold cross-validated fits.
-    pairs = [(r.confidence, r.top_right) for r in results]
-    rows = [calibration_vector(r.features) for r in results]
-    cv = metrics.cross_validated([r.id for r in results], rows, [r.top_right for r in results]) if len(results) >= 20 else []
-    cv_pairs = list(zip(cv, (r.top_right for r in results), strict=True))
+    # Both kinds of case: the out-of-catalogue ones are where a confident top candidate must be wrong.
+    pairs = [(r.confidence, r.top_right) for r in everything]
+    rows = [calibration_vector(r.features) for r in everything]
+    cv = metrics.cross_validated([r.id for r in everything], rows, [r.top_right for r in everything]) if len(everything) >= 20 else []
+    cv_pairs = list(zip(cv, (r.top_right for r in everything), strict=True)) if cv else []
+    cv_by_kind = {
+        kind: metrics.calibration_table([p for p, r in zip(cv_pairs, everything, strict=True) if r.out_of_catalogue == outside])
+        for kind, outside in (("in_catalogue", False), ("out_of_catalogue", True)) if cv_pairs
+    }
     answered = [r for r in results if r.predicted is not None]
     declined = [r for r in results if r.predicted is None]
     stage_names = sorted({k for r in results for k in r.timings})
@@ -188,7 +249,8 @@ def summarise(results: list[CaseResult]) -> dict[str, Any]:
             "table": metrics.calibration_table(pairs),
             "ece": round(metrics.expected_calibration_error(pairs), 4),
             "cross_validated": {"folds": 5, "table": metrics.calibration_table(cv_pairs),
-                                "ece": round(metrics.expected_calibration_error(cv_pairs), 4)},
+                                "ece": round(metrics.expected_calibration_error(cv_pairs), 4), "by_kind": cv_by_kind},
+            "cases": {"in_catalogue": len(results), "out_of_catalogue": len(everything) - len(results)},
             "answered": len(answered),
             "answered_accuracy": round(sum(r.correct for r in answered) / (len(answered) or 1), 4),
             "declined": len(declined),
@@ -199,13 +261,20 @@ def summarise(results: list[CaseResult]) -> dict[str, Any]:
                  "accuracy": round(sum(ok for _, ok in kept) / (len(kept) or 1), 4)}
                 for t in (0.0, 0.35, 0.5, 0.6, 0.7, 0.8, 0.9) for kept in [[p for p in pairs if p[0] >= t]]
             ],
+            # the same from the cross-validated confidences, so the choice of threshold is judged out of sample
+            "selective_cv": [
+                {"threshold": t, "answered": round(len(kept) / (len(cv_pairs) or 1), 4),
+                 "accuracy": round(sum(ok for _, ok in kept) / (len(kept) or 1), 4)}
+                for t in (0.5, 0.8) for kept in [[p for p in cv_pairs if p[0] >= t]]
+            ],
         },
         "unknown_rate": round(sum(1 for r in results if r.predicted is None) / (n or 1), 4),
+        "selective": selective(everything),
         "latency_ms": latency,
-        "leaks": [{"case": r.id, "secret_chars": len(s)} for r in results for s in r.leaked],
+        "leaks": [{"case": r.id, "secret_chars": len(s)} for r in everything for s in r.leaked],
         "must_mention": {"cases_missing": sum(1 for r in results if r.mentions_missing)},
         "easy_failures": [r.id for r in failing if r.difficulty == "easy"],
-        "errors": [{"case": r.id, "error": r.error} for r in results if r.error],
+        "errors": [{"case": r.id, "error": r.error} for r in everything if r.error],
         "failing": [
             {"case": r.id, "expected": r.label, "also": [a for a in r.acceptable if a != r.label], "predicted": r.predicted,
              "confidence": r.confidence, "top3": r.ranking[:3], "difficulty": r.difficulty, "evidence": r.evidence}

@@ -61,6 +61,7 @@ _MISMATCH = re.compile(r"Detected mismatch between collectives on ranks\. Rank (
 _SIGABRT = re.compile(r"Signal 6 \(SIGABRT\)|exitcode\s*:\s*-6\b|Fatal Python error: Aborted|SIGABRT")
 # a writer's prefix: node tag, host (worker-0: , <HOST_1>: ; never an exception type), rank tag
 _PREFIX = re.compile(r"^(?:\[node[_-]?\d+\] )?(?:(?![\w.]*(?:Error|Exception|Warning)\b)[\w<>.-]*[\d<][\w<>.-]*: )?(?:\d{1,4}: )?(?:\[(?:rank|default)\d+\]:|\[\d+,\d+\]<std\w+>:|\([^)]*pid=\d+[^)]*\) )?\s*")
+PREFIX = _PREFIX  # a line's rank/launcher prefix ("[rank3]: ", "[default0]:", "host: 12: "), for other stages to strip
 _WATCHDOG_OP = re.compile(r"WorkNCCL\(SeqNum=(\d+), OpType=(\w+)")
 
 

@@ -8,8 +8,9 @@ from service.facts.rules.base import Boost, Rule
 # access or an OOM is the cause, and a cuBLAS/cuDNN/NCCL failure printed with or after it is its echo.
 DEVICE_ASSERT = r"device-side assert triggered|block: \[\d+,\d+,\d+\], thread: \[\d+,\d+,\d+\] Assertion `"
 ILLEGAL_ACCESS = r"an illegal memory access was encountered|cudaErrorIllegalAddress|CUDA_ERROR_ILLEGAL_ADDRESS"
-# Xid codes of a failing GPU (48 double-bit ECC, 63/64 row remapping, 79 fallen off the bus, 94/95 ECC containment)
-HARDWARE_XID = r"^(?:48|63|64|79|94|95)$"
+# Xid codes of a failing GPU (48 double-bit ECC, 63/64 row remapping, 79 fallen off the bus, 94/95 ECC containment,
+# 119/120 the GPU's GSP firmware timing out or failing: "Timeout after 6s of waiting for RPC response from GPU5 GSP!")
+HARDWARE_XID = r"^(?:48|63|64|79|94|95|119|120)$"
 CUDA_OOM = r"CUDA out of memory\. Tried to allocate|OutOfMemoryError: CUDA out of memory"
 # Fused Adam in the traceback: DeepSpeed "deepspeed/ops/adam/fused_adam.py", "multi_tensor_applier(self.multi_tensor_adam",
 # apex "apex/optimizers/fused_adam.py", "amp_C.multi_tensor_adam", torch "_fused_adamw" / "torch/optim/_functional"
@@ -55,7 +56,7 @@ RULES: tuple[Rule, ...] = (
         boosts=(
             Boost(-0.2, "the traceback goes through a fused Adam step (see the FusedAdam entry)", line=FUSED_ADAM_FRAMES),
             Boost(-0.35, "a device-side assert came first", line=DEVICE_ASSERT),
-            Boost(-0.3, "the GPU reported a hardware fault (Xid 48/63/64/79/94/95)", fact="xid", value=HARDWARE_XID),
+            Boost(-0.3, "the GPU reported a hardware fault (Xid 48/63/64/79/94/95/119/120)", fact="xid", value=HARDWARE_XID),
             Boost(0.05, "a custom kernel (Triton, flash-attn, xformers, torch.compile) is in the traceback", line=r"triton|flash_attn|xformers|torch/_inductor"),
         ),
     ),
@@ -194,7 +195,7 @@ RULES: tuple[Rule, ...] = (
             Boost(-0.35, "a device-side assert came first (cuBLAS only reports it)", line=DEVICE_ASSERT),
             Boost(-0.3, "an illegal memory access came first", line=ILLEGAL_ACCESS),
             Boost(-0.25, "a CUDA out-of-memory error is in the log", line=CUDA_OOM),
-            Boost(-0.35, "the GPU reported a hardware fault (Xid 48/63/64/79/94/95)", fact="xid", value=HARDWARE_XID),
+            Boost(-0.35, "the GPU reported a hardware fault (Xid 48/63/64/79/94/95/119/120)", fact="xid", value=HARDWARE_XID),
         ),
     ),
     Rule(
@@ -229,7 +230,7 @@ RULES: tuple[Rule, ...] = (
             Boost(-0.35, "a device-side assert came first", line=DEVICE_ASSERT),
             Boost(-0.3, "an illegal memory access came first", line=ILLEGAL_ACCESS),
             Boost(-0.2, "a CUDA out-of-memory error is in the log", line=CUDA_OOM),
-            Boost(-0.35, "the GPU reported a hardware fault (Xid 48/63/64/79/94/95)", fact="xid", value=HARDWARE_XID),
+            Boost(-0.35, "the GPU reported a hardware fault (Xid 48/63/64/79/94/95/119/120)", fact="xid", value=HARDWARE_XID),
         ),
     ),
     Rule(

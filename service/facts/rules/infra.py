@@ -56,7 +56,8 @@ RULES: tuple[Rule, ...] = (
         "slurm-time-limit",
         (
             # Slurm: "slurmstepd: error: *** JOB 123456 ON gpu-01 CANCELLED AT 2024-05-01T10:00:00 DUE TO TIME LIMIT ***"
-            r"CANCELLED AT \S+ DUE TO (?:TIME LIMIT|PREEMPTION|NODE FAILURE)",
+            # (not "DUE TO NODE FAILURE": a node or GPU fault, which the entry names as a look-alike, not itself)
+            r"CANCELLED AT \S+ DUE TO (?:TIME LIMIT|PREEMPTION)",
             # LSF: "TERM_RUNLIMIT: job killed after reaching LSF run time limit."; PBS: "PBS: job killed: walltime 86410 exceeded limit 86400"
             r"TERM_RUNLIMIT: job killed after reaching LSF run time limit|PBS: job killed: walltime \d+ exceeded limit",
         ),
@@ -73,6 +74,8 @@ RULES: tuple[Rule, ...] = (
         ),
         0.55,
         consequence=True,
+        # "... CANCELLED AT 2026-11-30T01:19:33 DUE TO NODE FAILURE ***": the scheduler gave a reason that is not this entry's
+        not_with=(r"DUE TO NODE FAILURE",),
         boosts=(
             # srun --kill-on-bad-exit cancels the step because a task failed first
             Boost(-0.3, "a task had already exited with an error (srun --kill-on-bad-exit cancels the rest)",
