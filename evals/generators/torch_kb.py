@@ -9,20 +9,19 @@ Two kinds of case, as in evals/generators/model.py (whose plumbing this reuses):
 * written cases: logs of failures that need a GPU, a driver, Docker or a cluster, written out in full in
   ``WRITTEN`` as the tools print them (the messages checked against released artifacts, see each entry).
 
-Usage:  python evals/generators/torch_kb.py [--only SUBSTRING] [--written-only]
+Usage:  python evals/generators/torch_kb.py [--out DIR] [--only SUBSTRING] [--capture]   (--capture reruns the real programs)
 Output: evals/cases/<case-id>/{case.yaml, *.log}
 """
 
 from __future__ import annotations
 
-import argparse
 import re
 import sys
 import textwrap
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import CASES_DIR, Case, write_case  # noqa: E402
+from common import Case, parser, write_case  # noqa: E402
 import model as _model  # noqa: E402
 from model import RealProgram  # noqa: E402
 
@@ -1590,19 +1589,19 @@ written(
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser()
+    ap = parser(__doc__)
     ap.add_argument("--only", help="write only the cases whose id contains this")
-    ap.add_argument("--written-only", action="store_true", help="skip the captured (run) cases")
+    ap.add_argument("--capture", action="store_true", help="also rerun the real CPU programs and store what they print")
     args = ap.parse_args()
     for case in WRITTEN:
         if not args.only or args.only in case.case_id:
-            write_case(CASES_DIR, case)
+            write_case(args.out, case)
             print("wrote", case.case_id)
-    if args.written_only:
+    if not args.capture:
         return
     for prog in REAL:
         if not args.only or args.only in prog.case.case_id:
-            write_case(CASES_DIR, capture(prog))
+            write_case(args.out, capture(prog))
             print("captured", prog.case.case_id)
 
 
