@@ -159,7 +159,9 @@ def test_with_a_small_window_the_needles_alone_keep_every_line_based_decision(en
         if _line_decisions(whole) != _line_decisions(selected):
             differ.append(case.id)
     assert differ == [], f"{len(differ)} of {len(EVAL_CASES)} cases differ"
-    assert dropped > 0.1 * total, f"only {dropped} of {total} lines were left out: the comparison would prove little"
+    # the guard against a vacuous comparison: thousands of lines left out across the suite (the short logs of
+    # the out-of-catalogue and new-entry cases are kept whole, so a share of the total no longer measures it)
+    assert dropped >= 5000, f"only {dropped} of {total} lines were left out: the comparison would prove little"
 
 
 def test_masked_selection_keeps_empty_lines_empty():
