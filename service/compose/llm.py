@@ -91,6 +91,16 @@ def _checked(answer: LLMAnswer, *, log: MaskedLog, facts: Facts, hits: list[Hit]
     )
 
 
+def add_usage(meta: dict[str, Any], reply: Reply) -> None:
+    """Add one reply's attempts, tokens, latency and cost to a composition's running totals."""
+    meta["attempts"] += reply.attempts
+    meta["prompt_tokens"] += reply.prompt_tokens
+    meta["completion_tokens"] += reply.completion_tokens
+    meta["latency_ms"] = round(meta["latency_ms"] + reply.latency_ms, 1)
+    if reply.cost_usd is not None:
+        meta["cost_usd"] = round((meta["cost_usd"] or 0.0) + reply.cost_usd, 6)
+
+
 def _parse(text: str) -> LLMAnswer:
     """The JSON object in the reply (a ```json fence or prose around it is tolerated)."""
     m = re.search(r"\{.*\}", text, re.S)
@@ -189,12 +199,7 @@ def compose_with_llm(log: MaskedLog, facts: Facts, hits: list[Hit], kb: Knowledg
         except LLMError as exc:
             reason = exc.message
             break
-        meta["attempts"] += reply.attempts
-        meta["prompt_tokens"] += reply.prompt_tokens
-        meta["completion_tokens"] += reply.completion_tokens
-        meta["latency_ms"] = round(meta["latency_ms"] + reply.latency_ms, 1)
-        if reply.cost_usd is not None:
-            meta["cost_usd"] = round((meta["cost_usd"] or 0.0) + reply.cost_usd, 6)
+        add_usage(meta, reply)
         try:
             answer = _parse(reply.text)
             errors = validate(answer, log=log, facts=facts, hits=hits, kb=kb)

@@ -13,7 +13,7 @@ from typing import Any
 from pydantic import BaseModel, Field, ValidationError
 
 from service.compose import checks
-from service.compose.llm import EvidenceItem, build_excerpt
+from service.compose.llm import EvidenceItem, add_usage, build_excerpt
 from service.compose.triage import TriageKind
 from service.errors import LLMError
 from service.guard import Fence, Material, clean, safe_note
@@ -115,12 +115,7 @@ def explain_unknown(log: MaskedLog, facts: Facts, *, base: Diagnosis, kind: Tria
         except LLMError as exc:
             reason = exc.message
             break
-        meta["attempts"] += reply.attempts
-        meta["prompt_tokens"] += reply.prompt_tokens
-        meta["completion_tokens"] += reply.completion_tokens
-        meta["latency_ms"] = round(meta["latency_ms"] + reply.latency_ms, 1)
-        if reply.cost_usd is not None:
-            meta["cost_usd"] = round((meta["cost_usd"] or 0.0) + reply.cost_usd, 6)
+        add_usage(meta, reply)
         try:
             answer = _parse(reply.text)
             errors, cited = validate(answer, log, base)
