@@ -71,6 +71,24 @@ def wait_healthy(url: str, proc: subprocess.Popen[bytes], timeout: float = 90.0)
     raise TimeoutError("server did not become healthy")
 
 
+def read_bytes_elsewhere(paths: list[Path]) -> dict[Path, bytes]:
+    """The raw bytes of files, read by a child process: for a live SQLite database (its -wal and -shm included).
+
+    Opening and closing a database file in this process releases every POSIX lock the process holds on it, so the
+    SQLite connections of the session's engine lose their shared lock without knowing it. The next process to close
+    that database then believes it is the last one, checkpoints and deletes the -wal and -shm files, and this
+    process's connections fail with "disk I/O error" from then on (CI failed so on 2026-12-02). A child's close
+    releases only the child's locks."""
+    code = ("import sys\nfor p in sys.argv[1:]:\n    b = open(p, 'rb').read()\n"
+            "    sys.stdout.buffer.write(len(b).to_bytes(8, 'big') + b)")
+    out = subprocess.run([sys.executable, "-c", code, *map(str, paths)], capture_output=True, check=True, timeout=60).stdout
+    blobs: dict[Path, bytes] = {}
+    for p in paths:
+        n = int.from_bytes(out[:8], "big")
+        blobs[p], out = out[8:8 + n], out[8 + n:]
+    return blobs
+
+
 @dataclass(frozen=True)
 class LiveServer:
     url: str

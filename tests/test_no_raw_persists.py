@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import httpx
 
-from tests.conftest import EXAMPLES
+from tests.conftest import EXAMPLES, read_bytes_elsewhere
 
 SECRETS = {
     "hf_token": "hf_Vq3LmZ8xTn2KpR7wYc5HbJ4dGs9AeF1uXo",
@@ -48,7 +48,7 @@ def test_planted_secrets_never_reach_the_database_data_dir_or_logs(server):
     assert q.status_code == 201, q.text
     files = [p for p in server.data_dir.rglob("*") if p.is_file()]
     assert any(p.suffix == ".db" for p in files)
-    blobs = {str(p): p.read_bytes() for p in files}
+    blobs = {str(p): b for p, b in read_bytes_elsewhere(files).items()}  # a live database: see the helper
     blobs["response"] = r.content + q.content
     for kind, value in SECRETS.items():
         for where, blob in blobs.items():

@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 from service.store import _MIGRATIONS, Store, current_revisions, head_revisions
+from tests.conftest import read_bytes_elsewhere
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -51,3 +52,20 @@ def test_a_database_behind_the_migrations_is_upgraded(tmp_path: Path) -> None:
     with sqlite3.connect(db) as conn:
         assert conn.execute("select count(*) from sqlite_master where name = 'eval_codes'").fetchone() == (1,)
     assert current_revisions(Store(f"sqlite:///{db}").engine) == head_revisions()
+
+
+def test_reading_a_live_database_from_the_tests_keeps_its_wal_for_the_connections_open(tmp_path):
+    """tests/conftest.py's read_bytes_elsewhere reads in a child, so this process keeps its SQLite locks: when another
+    process then closes the database, it must find this one still there and leave the -wal and -shm in place (with
+    the bytes read here instead, by ``Path.read_bytes``, the child deletes both and this assertion fails)."""
+    db = tmp_path / "crashdoc.db"
+    store = Store(f"sqlite:///{db}")
+    with store.engine.begin() as conn:  # a connection of this process, open and pooled from here on
+        conn.exec_driver_sql("CREATE TABLE probe (v INTEGER)")
+    blobs = read_bytes_elsewhere(sorted(tmp_path.glob("crashdoc.db*")))
+    assert blobs[db][:16] == b"SQLite format 3\x00"
+    code = f"import sqlite3; c = sqlite3.connect({str(db)!r}); c.execute('SELECT 1 FROM probe').fetchall(); c.close()"
+    subprocess.run([sys.executable, "-c", code], check=True, timeout=60)
+    assert (tmp_path / "crashdoc.db-shm").exists() and (tmp_path / "crashdoc.db-wal").exists()
+    with store.engine.begin() as conn:
+        conn.exec_driver_sql("INSERT INTO probe VALUES (1)")
