@@ -33,6 +33,7 @@ from service.facts.rules import (
     memory,
     model,
     numerics,
+    serving,
     torch_compile,
     torch_core,
     torch_distributed,
@@ -45,7 +46,9 @@ MODULES = (cuda, memory, hardware, inference, deepspeed, distributed, numerics, 
            # the domains added with kb/ as the catalogue of record (kb-torch)
            cuda_runtime, containers, torch_core, torch_distributed, torch_compile, jax_xla, clusters,
            # the Hugging Face stack (kb-hf)
-           hf)
+           hf,
+           # serving engines, DeepSpeed/Megatron/NeMo, experiment tracking (kb-serve)
+           serving)
 RULES: tuple[Rule, ...] = tuple(rule for module in MODULES for rule in module.RULES)
 
 __all__ = ["MODULES", "RULES", "Boost", "Rule"]

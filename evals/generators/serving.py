@@ -1,0 +1,591 @@
+#!/usr/bin/env python3
+"""Write the eval cases of kb-serve's entries: serving engines (vLLM), DeepSpeed, experiment tracking.
+
+Synthetic cases: each failure as the named release prints it (texts read from the released wheels and sdists
+named in the entries), set in the noise real runs print (container and pod logs, `(APIServer pid=N)` prefixes,
+argument dumps, pydantic's wrapping, launcher prefixes, Trainer banners, teardown lines). Every case was
+written before crashdoc ran on it.
+
+Usage:  python evals/generators/serving.py [--out DIR]
+Output: evals/cases/<case-id>/{case.yaml, *.log}
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from common import Case, block, parser, prefix, write_all  # noqa: E402  (the shared case writer)
+from model import RankExit, child_failed_block  # noqa: E402  (the launcher summary)
+
+CASES: list[Case] = []
+
+
+def case(fn):
+    CASES.append(fn())
+    return fn
+
+
+def api(pid: int, text: str) -> str:
+    """vLLM >= 0.10 prefixes every line of the API server process with its name and pid."""
+    return prefix(block(text), f"(APIServer pid={pid}) ")
+
+
+# --------------------------------------------------------------------------------------------------
+# vllm-unsupported-architecture
+
+
+@case
+def vllm_unsupported_arch_llava_original_k8s() -> Case:
+    site = "/usr/local/lib/python3.12/dist-packages"
+    log = block("""
+        + kubectl logs -n inference deploy/llava-v15-7b --previous
+        INFO 10-21 07:12:40 [__init__.py:216] Automatically detected platform cuda.
+        """) + api(1, f"""
+        INFO 10-21 07:12:44 [api_server.py:1839] vLLM API server version 0.11.0
+        INFO 10-21 07:12:44 [utils.py:233] non-default args: {{'model_tag': '/models/llava-v1.5-7b', 'host': '0.0.0.0', 'model': '/models/llava-v1.5-7b', 'trust_remote_code': True, 'max_model_len': 4096, 'served_model_name': ['llava-7b'], 'gpu_memory_utilization': 0.92}}
+        WARNING 10-21 07:12:44 [__init__.py:2981] The global random seed is set to 0. Since VLLM_ENABLE_V1_MULTIPROCESSING is set to False, this may affect the random state of the Python process that launched vLLM.
+        You are using a model of type llava to instantiate a model of type llava_llama. This is not supported for all configurations of models and can yield errors.
+        Traceback (most recent call last):
+          File "/usr/local/bin/vllm", line 10, in <module>
+            sys.exit(main())
+                     ^^^^^^
+          File "{site}/vllm/entrypoints/cli/main.py", line 54, in main
+            args.dispatch_function(args)
+          File "{site}/vllm/entrypoints/cli/serve.py", line 57, in cmd
+            uvloop.run(run_server(args))
+          File "{site}/uvloop/__init__.py", line 109, in run
+            return __asyncio.run(
+                   ^^^^^^^^^^^^^^
+          File "/usr/lib/python3.12/asyncio/runners.py", line 195, in run
+            return runner.run(main)
+                   ^^^^^^^^^^^^^^^^
+          File "/usr/lib/python3.12/asyncio/runners.py", line 118, in run
+            return self._loop.run_until_complete(task)
+                   ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+          File "uvloop/loop.pyx", line 1518, in uvloop.loop.Loop.run_until_complete
+          File "{site}/uvloop/__init__.py", line 61, in wrapper
+            return await main
+                   ^^^^^^^^^^
+          File "{site}/vllm/entrypoints/openai/api_server.py", line 1884, in run_server
+            await run_server_worker(listen_address, sock, args, **uvicorn_kwargs)
+          File "{site}/vllm/entrypoints/openai/api_server.py", line 1902, in run_server_worker
+            async with build_async_engine_client(
+                       ^^^^^^^^^^^^^^^^^^^^^^^^^^
+          File "/usr/lib/python3.12/contextlib.py", line 210, in __aenter__
+            return await anext(self.gen)
+                   ^^^^^^^^^^^^^^^^^^^^^
+          File "{site}/vllm/entrypoints/openai/api_server.py", line 180, in build_async_engine_client
+            async with build_async_engine_client_from_engine_args(
+                       ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+          File "/usr/lib/python3.12/contextlib.py", line 210, in __aenter__
+            return await anext(self.gen)
+                   ^^^^^^^^^^^^^^^^^^^^^
+          File "{site}/vllm/entrypoints/openai/api_server.py", line 206, in build_async_engine_client_from_engine_args
+            vllm_config = engine_args.create_engine_config(usage_context=usage_context)
+                          ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+          File "{site}/vllm/engine/arg_utils.py", line 1142, in create_engine_config
+            model_config = self.create_model_config()
+                           ^^^^^^^^^^^^^^^^^^^^^^^^^^
+          File "{site}/vllm/engine/arg_utils.py", line 994, in create_model_config
+            return ModelConfig(
+                   ^^^^^^^^^^^^
+          File "{site}/pydantic/_internal/_dataclasses.py", line 121, in __init__
+            s.__pydantic_validator__.validate_python(ArgsKwargs(args, kwargs), self_instance=s)
+        pydantic_core._pydantic_core.ValidationError: 1 validation error for ModelConfig
+          Value error, Model architectures ['LlavaLlamaForCausalLM'] are not supported for now. Supported architectures: dict_keys(['ApertusForCausalLM', 'AquilaModel', 'AquilaForCausalLM', 'ArceeForCausalLM', 'ArcticForCausalLM', 'MiniMaxForCausalLM', 'MiniMaxText01ForCausalLM', 'MiniMaxM1ForCausalLM', 'BaiChuanForCausalLM', 'BaichuanForCausalLM', 'BailingMoeForCausalLM', 'BailingMoeV2ForCausalLM', 'BambaForCausalLM', 'BloomForCausalLM', 'ChatGLMModel', 'ChatGLMForConditionalGeneration', 'CohereForCausalLM', 'Cohere2ForCausalLM', 'CwmForCausalLM', 'DbrxForCausalLM', 'DeciLMForCausalLM', 'DeepseekForCausalLM', 'DeepseekV2ForCausalLM', 'DeepseekV3ForCausalLM', 'Ernie4_5ForCausalLM', 'Ernie4_5_MoeForCausalLM', 'ExaoneForCausalLM', 'FalconForCausalLM', 'Fairseq2LlamaForCausalLM', 'GemmaForCausalLM', 'Gemma2ForCausalLM', 'Gemma3ForCausalLM', 'GlmForCausalLM', 'Glm4ForCausalLM', 'GPT2LMHeadModel', 'GPTBigCodeForCausalLM', 'GPTJForCausalLM', 'GPTNeoXForCausalLM', 'GraniteForCausalLM', 'GraniteMoeForCausalLM', 'InternLMForCausalLM', 'InternLM2ForCausalLM', 'JambaForCausalLM', 'LlamaForCausalLM', 'LLaMAForCausalLM', 'MistralForCausalLM', 'MixtralForCausalLM', 'MptForCausalLM', 'NemotronForCausalLM', 'OlmoForCausalLM', 'OPTForCausalLM', 'OrionForCausalLM', 'PhiForCausalLM', 'Phi3ForCausalLM', 'Qwen2ForCausalLM', 'Qwen2MoeForCausalLM', 'Qwen3ForCausalLM', 'Qwen3MoeForCausalLM', 'StableLmForCausalLM', 'Starcoder2ForCausalLM', 'LlavaForConditionalGeneration', 'LlavaNextForConditionalGeneration', 'LlavaNextVideoForConditionalGeneration', 'LlavaOnevisionForConditionalGeneration', 'Qwen2VLForConditionalGeneration', 'Qwen2_5_VLForConditionalGeneration', 'TransformersForCausalLM', 'TransformersForMultimodalLM']) [type=value_error, input_value=ArgsKwargs((), {{'model': ...rocessor_plugin': None}}), input_type=ArgsKwargs]
+            For further information visit https://errors.pydantic.dev/2.11/v/value_error
+        """)
+    return Case(
+        "vllm-unsupported-architecture-llava-original-k8s-01", "vllm-unsupported-architecture", "medium",
+        "vLLM 0.11.0 in a Kubernetes pod serving an original-LLaVA checkpoint (liuhaotian layout): config.json names "
+        "LlavaLlamaForCausalLM, which neither vLLM's registry nor transformers has; the error arrives wrapped in "
+        "pydantic's ModelConfig ValidationError with the registry's whole dict_keys list, after a transformers warning",
+        facts={"launcher": "kubernetes"},
+        must_mention=["LlavaLlamaForCausalLM"],
+        files={"pod.log": log},
+    )
+
+
+@case
+def vllm_unsupported_arch_custom_code_slurm() -> Case:
+    site = "/scratch/pkumar/envs/vllm085/lib/python3.11/site-packages"
+    body = block(f"""
+        INFO 05-19 22:41:07 [__init__.py:239] Automatically detected platform cuda.
+        loading prompts from /scratch/pkumar/eval/prompts_v4.jsonl (12000 prompts)
+        INFO 05-19 22:41:15 [config.py:209] Replacing legacy 'type' key with 'rope_type'
+        Traceback (most recent call last):
+          File "/home/pkumar/nebula/scripts/batch_generate.py", line 61, in <module>
+            main()
+          File "/home/pkumar/nebula/scripts/batch_generate.py", line 38, in main
+            llm = LLM(model=args.model, trust_remote_code=True, tensor_parallel_size=2, max_model_len=8192)
+                  ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+          File "{site}/vllm/utils.py", line 1161, in inner
+            return fn(*args, **kwargs)
+                   ^^^^^^^^^^^^^^^^^^^
+          File "{site}/vllm/entrypoints/llm.py", line 247, in __init__
+            self.llm_engine = LLMEngine.from_engine_args(
+                              ^^^^^^^^^^^^^^^^^^^^^^^^^^^
+          File "{site}/vllm/engine/llm_engine.py", line 503, in from_engine_args
+            vllm_config = engine_args.create_engine_config(usage_context)
+                          ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+          File "{site}/vllm/engine/arg_utils.py", line 1099, in create_engine_config
+            model_config = self.create_model_config()
+                           ^^^^^^^^^^^^^^^^^^^^^^^^^^
+          File "{site}/vllm/engine/arg_utils.py", line 987, in create_model_config
+            return ModelConfig(
+                   ^^^^^^^^^^^^
+          File "{site}/vllm/config.py", line 519, in __init__
+            self.multimodal_config = self._init_multimodal_config(
+                                     ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+          File "{site}/vllm/config.py", line 588, in _init_multimodal_config
+            if self.registry.is_multimodal_model(self.architectures):
+               ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+          File "{site}/vllm/model_executor/models/registry.py", line 490, in is_multimodal_model
+            model_cls, _ = self.inspect_model_cls(architectures)
+                           ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+          File "{site}/vllm/model_executor/models/registry.py", line 450, in inspect_model_cls
+            return self._raise_for_unsupported(architectures)
+                   ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+          File "{site}/vllm/model_executor/models/registry.py", line 400, in _raise_for_unsupported
+            raise ValueError(
+        ValueError: Model architectures ['NebulaForCausalLM'] are not supported for now. Supported architectures: dict_keys(['AquilaModel', 'AquilaForCausalLM', 'ArcticForCausalLM', 'MiniMaxText01ForCausalLM', 'BaiChuanForCausalLM', 'BaichuanForCausalLM', 'BambaForCausalLM', 'BloomForCausalLM', 'ChatGLMModel', 'ChatGLMForConditionalGeneration', 'CohereForCausalLM', 'Cohere2ForCausalLM', 'DbrxForCausalLM', 'DeciLMForCausalLM', 'DeepseekForCausalLM', 'DeepseekV2ForCausalLM', 'DeepseekV3ForCausalLM', 'ExaoneForCausalLM', 'FalconForCausalLM', 'GemmaForCausalLM', 'Gemma2ForCausalLM', 'Gemma3ForCausalLM', 'GlmForCausalLM', 'GPT2LMHeadModel', 'GPTBigCodeForCausalLM', 'GPTJForCausalLM', 'GPTNeoXForCausalLM', 'GraniteForCausalLM', 'InternLMForCausalLM', 'InternLM2ForCausalLM', 'JambaForCausalLM', 'LlamaForCausalLM', 'LLaMAForCausalLM', 'MambaForCausalLM', 'MistralForCausalLM', 'MixtralForCausalLM', 'MptForCausalLM', 'NemotronForCausalLM', 'OlmoForCausalLM', 'OPTForCausalLM', 'PhiForCausalLM', 'Phi3ForCausalLM', 'Qwen2ForCausalLM', 'Qwen2MoeForCausalLM', 'Qwen3ForCausalLM', 'Qwen3MoeForCausalLM', 'StableLmForCausalLM', 'Starcoder2ForCausalLM', 'TransformersForCausalLM'])
+        """)
+    log = block("""
+        === job 8841207 (nebula-eval) on gpu-a100-113, 2 GPUs, started Mon May 19 22:40:58 UTC 2025
+        MODEL=/scratch/pkumar/ckpt/nebula-7b-chat-sft-v2
+        grep architectures $MODEL/config.json
+          "architectures": ["NebulaForCausalLM"],
+            "AutoConfig": "configuration_nebula.NebulaConfig",
+            "AutoModelForCausalLM": "modeling_nebula.NebulaForCausalLM"
+        + srun -l python scripts/batch_generate.py --model /scratch/pkumar/ckpt/nebula-7b-chat-sft-v2 --out /scratch/pkumar/eval/out_v4.jsonl
+        """) + prefix(body, "0: ") + block("""
+        srun: error: gpu-a100-113: task 0: Exited with exit code 1
+        """)
+    return Case(
+        "vllm-unsupported-architecture-custom-code-slurm-02", "vllm-unsupported-architecture", "medium",
+        "An in-house custom-code model (auto_map with AutoConfig and AutoModelForCausalLM, architectures "
+        "NebulaForCausalLM) run through vLLM 0.8.5's offline LLM() under srun -l: vLLM has no class for it and the "
+        "Transformers fallback cannot take a custom class that is not backend compatible; plain ValueError",
+        facts={"launcher": "slurm"},
+        must_mention=["NebulaForCausalLM"],
+        files={"slurm-8841207.out": log},
+    )
+
+
+# --------------------------------------------------------------------------------------------------
+# vllm-tp-heads-not-divisible
+
+
+@case
+def vllm_tp_heads_qwen7b_tp8_docker() -> Case:
+    site = "/usr/local/lib/python3.12/dist-packages"
+    log = block("""
+        $ docker run --rm --gpus all --ipc=host -p 8000:8000 -v /data/hf:/root/.cache/huggingface vllm/vllm-openai:v0.11.0 --model Qwen/Qwen2.5-7B-Instruct --tensor-parallel-size 8 --max-model-len 32768 --enable-prefix-caching
+        INFO 10-27 11:02:13 [__init__.py:216] Automatically detected platform cuda.
+        """) + api(1, f"""
+        INFO 10-27 11:02:17 [api_server.py:1839] vLLM API server version 0.11.0
+        INFO 10-27 11:02:17 [utils.py:233] non-default args: {{'model_tag': 'Qwen/Qwen2.5-7B-Instruct', 'model': 'Qwen/Qwen2.5-7B-Instruct', 'max_model_len': 32768, 'tensor_parallel_size': 8, 'enable_prefix_caching': True}}
+        INFO 10-27 11:02:27 [model.py:547] Resolved architecture: Qwen2ForCausalLM
+        `torch_dtype` is deprecated! Use `dtype` instead!
+        INFO 10-27 11:02:27 [model.py:1510] Using max model len 32768
+        INFO 10-27 11:02:28 [scheduler.py:205] Chunked prefill is enabled with max_num_batched_tokens=2048.
+        Traceback (most recent call last):
+          File "<frozen runpy>", line 198, in _run_module_as_main
+          File "<frozen runpy>", line 88, in _run_code
+          File "{site}/vllm/entrypoints/openai/api_server.py", line 1953, in <module>
+            uvloop.run(run_server(args))
+          File "{site}/uvloop/__init__.py", line 109, in run
+            return __asyncio.run(
+                   ^^^^^^^^^^^^^^
+          File "/usr/lib/python3.12/asyncio/runners.py", line 195, in run
+            return runner.run(main)
+                   ^^^^^^^^^^^^^^^^
+          File "/usr/lib/python3.12/asyncio/runners.py", line 118, in run
+            return self._loop.run_until_complete(task)
+                   ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+          File "uvloop/loop.pyx", line 1518, in uvloop.loop.Loop.run_until_complete
+          File "{site}/uvloop/__init__.py", line 61, in wrapper
+            return await main
+                   ^^^^^^^^^^
+          File "{site}/vllm/entrypoints/openai/api_server.py", line 1884, in run_server
+            await run_server_worker(listen_address, sock, args, **uvicorn_kwargs)
+          File "{site}/vllm/entrypoints/openai/api_server.py", line 1902, in run_server_worker
+            async with build_async_engine_client(
+                       ^^^^^^^^^^^^^^^^^^^^^^^^^^
+          File "/usr/lib/python3.12/contextlib.py", line 210, in __aenter__
+            return await anext(self.gen)
+                   ^^^^^^^^^^^^^^^^^^^^^
+          File "{site}/vllm/entrypoints/openai/api_server.py", line 180, in build_async_engine_client
+            async with build_async_engine_client_from_engine_args(
+                       ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+          File "/usr/lib/python3.12/contextlib.py", line 210, in __aenter__
+            return await anext(self.gen)
+                   ^^^^^^^^^^^^^^^^^^^^^
+          File "{site}/vllm/entrypoints/openai/api_server.py", line 206, in build_async_engine_client_from_engine_args
+            vllm_config = engine_args.create_engine_config(usage_context=usage_context)
+                          ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+          File "{site}/vllm/engine/arg_utils.py", line 1473, in create_engine_config
+            config = VllmConfig(
+                     ^^^^^^^^^^^
+          File "{site}/pydantic/_internal/_dataclasses.py", line 121, in __init__
+            s.__pydantic_validator__.validate_python(ArgsKwargs(args, kwargs), self_instance=s)
+        pydantic_core._pydantic_core.ValidationError: 1 validation error for VllmConfig
+          Value error, Total number of attention heads (28) must be divisible by tensor parallel size (8). [type=value_error, input_value=ArgsKwargs((), {{'model_co...additional_config': {{}}}}), input_type=ArgsKwargs]
+            For further information visit https://errors.pydantic.dev/2.11/v/value_error
+        """)
+    return Case(
+        "vllm-tp-heads-not-divisible-qwen7b-tp8-docker-01", "vllm-tp-heads-not-divisible", "easy",
+        "vllm/vllm-openai v0.11.0 container serving Qwen2.5-7B-Instruct with --tensor-parallel-size 8 on an 8-GPU "
+        "node: 28 heads do not split into 8; the check fails in VllmConfig's pydantic validation before any worker",
+        facts={"gpu_count": "8"},
+        must_mention=["tensor-parallel-size", "28"],
+        files={"docker.log": log},
+    )
+
+
+@case
+def vllm_tp_heads_r1_distill_tp6_ray() -> Case:
+    site = "/opt/conda/envs/serve/lib/python3.10/site-packages"
+    log = block(f"""
+        2025-03-04 16:20:41,118\tINFO worker.py:1654 -- Connecting to existing Ray cluster at address: 10.40.2.17:6379...
+        2025-03-04 16:20:41,131\tINFO worker.py:1832 -- Connected to Ray cluster. View the dashboard at http://10.40.2.17:8265 
+        (ServeController pid=88120) INFO 2025-03-04 16:20:44,502 controller 88120 -- Deploying new version of Deployment(name='R1Distill32B', app='reasoning') (initial target replicas: 1).
+        (ServeReplica:reasoning:R1Distill32B pid=88457) INFO 03-04 16:20:52 __init__.py:207] Automatically detected platform cuda.
+        (ServeReplica:reasoning:R1Distill32B pid=88457) INFO 03-04 16:20:58 config.py:549] This model supports multiple tasks: {{'score', 'reward', 'embed', 'classify', 'generate'}}. Defaulting to 'generate'.
+        (ServeReplica:reasoning:R1Distill32B pid=88457) INFO 03-04 16:20:58 config.py:1382] Defaulting to use ray for distributed inference
+        (ServeReplica:reasoning:R1Distill32B pid=88457) ERROR 2025-03-04 16:20:58,904 reasoning_R1Distill32B 3n1k8w2q replica.py:1003 -- Exception during graceful shutdown of replica: Replica failed to initialize.
+        (ServeReplica:reasoning:R1Distill32B pid=88457) Traceback (most recent call last):
+        (ServeReplica:reasoning:R1Distill32B pid=88457)   File "{site}/ray/serve/_private/replica.py", line 965, in initialize_and_get_metadata
+        (ServeReplica:reasoning:R1Distill32B pid=88457)     await self._replica_impl.initialize(deployment_config)
+        (ServeReplica:reasoning:R1Distill32B pid=88457)   File "/tmp/ray/session_2025-03-04_09-12-03_447201_1/runtime_resources/working_dir_files/_ray_pkg_5c0e2f1a9b7d3e44/serve_r1.py", line 29, in __init__
+        (ServeReplica:reasoning:R1Distill32B pid=88457)     self.engine = AsyncLLMEngine.from_engine_args(args)
+        (ServeReplica:reasoning:R1Distill32B pid=88457)   File "{site}/vllm/engine/async_llm_engine.py", line 641, in from_engine_args
+        (ServeReplica:reasoning:R1Distill32B pid=88457)     engine_config = engine_args.create_engine_config(usage_context)
+        (ServeReplica:reasoning:R1Distill32B pid=88457)   File "{site}/vllm/engine/arg_utils.py", line 1367, in create_engine_config
+        (ServeReplica:reasoning:R1Distill32B pid=88457)     config = VllmConfig(
+        (ServeReplica:reasoning:R1Distill32B pid=88457)   File "<string>", line 19, in __init__
+        (ServeReplica:reasoning:R1Distill32B pid=88457)   File "{site}/vllm/config.py", line 3284, in __post_init__
+        (ServeReplica:reasoning:R1Distill32B pid=88457)     self.model_config.verify_with_parallel_config(self.parallel_config)
+        (ServeReplica:reasoning:R1Distill32B pid=88457)   File "{site}/vllm/config.py", line 757, in verify_with_parallel_config
+        (ServeReplica:reasoning:R1Distill32B pid=88457)     raise ValueError(
+        (ServeReplica:reasoning:R1Distill32B pid=88457) ValueError: Total number of attention heads (40) must be divisible by tensor parallel size (6).
+        (ServeController pid=88120) ERROR 2025-03-04 16:20:59,377 controller 88120 -- Exception in Replica(id='3n1k8w2q', deployment='R1Distill32B', app='reasoning'), the replica will be stopped.
+        (ServeController pid=88120) Traceback (most recent call last):
+        (ServeController pid=88120)   File "{site}/ray/serve/_private/deployment_state.py", line 694, in check_ready
+        (ServeController pid=88120)     _, self._version, self._initialization_latency_s = ray.get(
+        (ServeController pid=88120)   File "{site}/ray/_private/worker.py", line 2772, in get
+        (ServeController pid=88120)     values, debugger_breakpoint = worker.get_objects(object_refs, timeout=timeout)
+        (ServeController pid=88120) ray.exceptions.RayTaskError(RuntimeError): ray::ServeReplica:reasoning:R1Distill32B.initialize_and_get_metadata() (pid=88457, ip=10.40.2.21, actor_id=9f1e0c7b2a5d4e3f6a8b0c1d01000000, repr=<ray.serve._private.replica.ServeReplica:reasoning:R1Distill32B object at 0x7f2c4a1e8d90>)
+        (ServeController pid=88120) RuntimeError: Exception during initialization of replica: Total number of attention heads (40) must be divisible by tensor parallel size (6).
+        (ServeController pid=88120) WARNING 2025-03-04 16:20:59,381 controller 88120 -- Deployment 'R1Distill32B' in application 'reasoning' has 1 replicas that have taken more than 30s to initialize.
+        2025-03-04 16:21:02,006\tERROR serve.py:594 -- Deploying application 'reasoning' failed: the deployment 'R1Distill32B' failed to start 3 replicas in a row.
+        """)
+    return Case(
+        "vllm-tp-heads-not-divisible-r1-distill-tp6-ray-serve-02", "vllm-tp-heads-not-divisible", "medium",
+        "Ray Serve deployment of DeepSeek-R1-Distill-Qwen-32B with vLLM 0.7.3 AsyncLLMEngine, tensor_parallel_size=6 "
+        "to use the six free GPUs of a node: 40 heads do not split into 6; the plain ValueError in the replica is "
+        "repeated by the Serve controller's RayTaskError and the deployment gives up",
+        facts={"launcher": "ray"},
+        must_mention=["tensor_parallel_size", "40"],
+        files={"serve.log": log},
+    )
+
+
+# --------------------------------------------------------------------------------------------------
+# vllm-max-model-len-exceeds-config
+
+
+@case
+def vllm_max_len_llama3_8b_32k_compose() -> Case:
+    site = "/usr/local/lib/python3.12/dist-packages"
+    inner = api(1, f"""
+        INFO 11-03 09:41:52 [api_server.py:1839] vLLM API server version 0.11.0
+        INFO 11-03 09:41:52 [utils.py:233] non-default args: {{'model_tag': 'meta-llama/Meta-Llama-3-8B-Instruct', 'host': '0.0.0.0', 'port': 8080, 'api_key': ['<redacted>'], 'model': 'meta-llama/Meta-Llama-3-8B-Instruct', 'max_model_len': 32768, 'served_model_name': ['chat-default'], 'gpu_memory_utilization': 0.9, 'max_num_seqs': 128}}
+        INFO 11-03 09:41:59 [model.py:547] Resolved architecture: LlamaForCausalLM
+        `torch_dtype` is deprecated! Use `dtype` instead!
+        Traceback (most recent call last):
+          File "/usr/local/bin/vllm", line 10, in <module>
+            sys.exit(main())
+                     ^^^^^^
+          File "{site}/vllm/entrypoints/cli/main.py", line 54, in main
+            args.dispatch_function(args)
+          File "{site}/vllm/entrypoints/cli/serve.py", line 57, in cmd
+            uvloop.run(run_server(args))
+          File "{site}/uvloop/__init__.py", line 109, in run
+            return __asyncio.run(
+                   ^^^^^^^^^^^^^^
+          File "{site}/vllm/entrypoints/openai/api_server.py", line 206, in build_async_engine_client_from_engine_args
+            vllm_config = engine_args.create_engine_config(usage_context=usage_context)
+                          ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+          File "{site}/vllm/engine/arg_utils.py", line 1142, in create_engine_config
+            model_config = self.create_model_config()
+                           ^^^^^^^^^^^^^^^^^^^^^^^^^^
+          File "{site}/vllm/engine/arg_utils.py", line 994, in create_model_config
+            return ModelConfig(
+                   ^^^^^^^^^^^^
+          File "{site}/pydantic/_internal/_dataclasses.py", line 121, in __init__
+            s.__pydantic_validator__.validate_python(ArgsKwargs(args, kwargs), self_instance=s)
+        pydantic_core._pydantic_core.ValidationError: 1 validation error for ModelConfig
+          Value error, User-specified max_model_len (32768) is greater than the derived max_model_len (max_position_embeddings=8192 or model_max_length=None in model's config.json). To allow overriding this maximum, set the env var VLLM_ALLOW_LONG_MAX_MODEL_LEN=1. VLLM_ALLOW_LONG_MAX_MODEL_LEN must be used with extreme caution. If the model uses relative position encoding (RoPE), positions exceeding derived_max_model_len lead to nan. If the model uses absolute position encoding, positions exceeding derived_max_model_len will cause a CUDA array out-of-bounds error. [type=value_error, input_value=ArgsKwargs((), {{'model': ...rocessor_plugin': None}}), input_type=ArgsKwargs]
+            For further information visit https://errors.pydantic.dev/2.11/v/value_error
+        """)
+    log = block("""
+        $ docker compose up llm
+        [+] Running 1/1
+         ✔ Container stack-llm-1  Recreated                                                                   0.4s
+        Attaching to llm-1
+        llm-1  | INFO 11-03 09:41:48 [__init__.py:216] Automatically detected platform cuda.
+        """) + prefix(inner, "llm-1  | ") + block("""
+        llm-1 exited with code 1
+        """)
+    return Case(
+        "vllm-max-model-len-exceeds-config-llama3-8b-compose-01", "vllm-max-model-len-exceeds-config", "easy",
+        "docker compose stack whose shared template sets --max-model-len 32768 for Meta-Llama-3-8B-Instruct (8192 "
+        "positions); vLLM 0.11.0 refuses in ModelConfig's pydantic validation, every line behind compose's prefix",
+        facts={"launcher": "docker"},
+        must_mention=["max-model-len", "8192"],
+        files={"compose.log": log},
+    )
+
+
+@case
+def vllm_max_len_llama2_long_eval_slurm() -> Case:
+    site = "/fsx/envs/eval311/lib/python3.11/site-packages"
+    log = block(f"""
+        [2025-11-14 02:10:03] array task 17/40: model=meta-llama/Llama-2-13b-chat-hf task=longbench_qasper max_len=16384
+        INFO 11-14 02:10:09 [__init__.py:216] Automatically detected platform cuda.
+        INFO 11-14 02:10:14 [utils.py:233] non-default args: {{'seed': 1234, 'max_model_len': 16384, 'tensor_parallel_size': 2, 'disable_log_stats': True, 'model': 'meta-llama/Llama-2-13b-chat-hf'}}
+        INFO 11-14 02:10:20 [model.py:547] Resolved architecture: LlamaForCausalLM
+        2025-11-14:02:10:20 ERROR    [evaluator.py:212] failed to build model for task longbench_qasper
+        Traceback (most recent call last):
+          File "/fsx/evalkit/run_long.py", line 144, in <module>
+            results = evaluate(task, build_llm(cfg))
+                                     ^^^^^^^^^^^^^^
+          File "/fsx/evalkit/run_long.py", line 77, in build_llm
+            return LLM(model=cfg.model, tensor_parallel_size=cfg.tp, max_model_len=cfg.max_len, seed=1234)
+                   ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+          File "{site}/vllm/entrypoints/llm.py", line 297, in __init__
+            self.llm_engine = LLMEngine.from_engine_args(
+                              ^^^^^^^^^^^^^^^^^^^^^^^^^^^
+          File "{site}/vllm/v1/engine/llm_engine.py", line 173, in from_engine_args
+            vllm_config = engine_args.create_engine_config(usage_context)
+                          ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+          File "{site}/vllm/engine/arg_utils.py", line 1142, in create_engine_config
+            model_config = self.create_model_config()
+                           ^^^^^^^^^^^^^^^^^^^^^^^^^^
+          File "{site}/vllm/engine/arg_utils.py", line 994, in create_model_config
+            return ModelConfig(
+                   ^^^^^^^^^^^^
+          File "{site}/pydantic/_internal/_dataclasses.py", line 121, in __init__
+            s.__pydantic_validator__.validate_python(ArgsKwargs(args, kwargs), self_instance=s)
+        pydantic_core._pydantic_core.ValidationError: 1 validation error for ModelConfig
+          Value error, User-specified max_model_len (16384) is greater than the derived max_model_len (max_position_embeddings=4096 or model_max_length=None in model's config.json). To allow overriding this maximum, set the env var VLLM_ALLOW_LONG_MAX_MODEL_LEN=1. VLLM_ALLOW_LONG_MAX_MODEL_LEN must be used with extreme caution. If the model uses relative position encoding (RoPE), positions exceeding derived_max_model_len lead to nan. If the model uses absolute position encoding, positions exceeding derived_max_model_len will cause a CUDA array out-of-bounds error. [type=value_error, input_value=ArgsKwargs((), {{'model': ...rocessor_plugin': None}}), input_type=ArgsKwargs]
+            For further information visit https://errors.pydantic.dev/2.11/v/value_error
+        [2025-11-14 02:10:21] task 17 failed (exit 1); 16 done, 23 pending
+        """)
+    return Case(
+        "vllm-max-model-len-exceeds-config-llama2-longbench-array-02", "vllm-max-model-len-exceeds-config", "medium",
+        "A Slurm array of long-context evals runs every model with max_model_len=16384 through vLLM 0.11's offline "
+        "LLM(); Llama-2-13b-chat has 4096 positions, so its task fails in ModelConfig validation behind the eval "
+        "harness's own error line",
+        facts={"launcher": "slurm"},
+        must_mention=["max_model_len", "4096"],
+        files={"array-17.log": log},
+    )
+
+
+# --------------------------------------------------------------------------------------------------
+# deepspeed-offload-client-optimizer
+
+
+def _ds_offload_trace(site: str, rank: int) -> list[str]:
+    return [
+        f"[rank{rank}]: Traceback (most recent call last):",
+        f'[rank{rank}]:   File "/workspace/sft/train.py", line 212, in <module>',
+        f"[rank{rank}]:     main()",
+        f'[rank{rank}]:   File "/workspace/sft/train.py", line 205, in main',
+        f"[rank{rank}]:     trainer.train(resume_from_checkpoint=args.resume)",
+        f'[rank{rank}]:   File "{site}/transformers/trainer.py", line 2240, in train',
+        f"[rank{rank}]:     return inner_training_loop(",
+        f"[rank{rank}]:            ^^^^^^^^^^^^^^^^^^^^",
+        f'[rank{rank}]:   File "{site}/transformers/trainer.py", line 2369, in _inner_training_loop',
+        f"[rank{rank}]:     model, self.optimizer = self.accelerator.prepare(self.model, self.optimizer)",
+        f"[rank{rank}]:                             ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^",
+        f'[rank{rank}]:   File "{site}/accelerate/accelerator.py", line 1424, in prepare',
+        f"[rank{rank}]:     result = self._prepare_deepspeed(*args)",
+        f"[rank{rank}]:              ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^",
+        f'[rank{rank}]:   File "{site}/accelerate/accelerator.py", line 2008, in _prepare_deepspeed',
+        f"[rank{rank}]:     engine, optimizer, _, lr_scheduler = ds_initialize(**kwargs)",
+        f"[rank{rank}]:                                          ^^^^^^^^^^^^^^^^^^^^^^^",
+        f'[rank{rank}]:   File "{site}/deepspeed/__init__.py", line 193, in initialize',
+        f"[rank{rank}]:     engine = DeepSpeedEngine(args=args,",
+        f"[rank{rank}]:              ^^^^^^^^^^^^^^^^^^^^^^^^^^",
+        f'[rank{rank}]:   File "{site}/deepspeed/runtime/engine.py", line 313, in __init__',
+        f"[rank{rank}]:     self._configure_optimizer(optimizer, model_parameters)",
+        f'[rank{rank}]:   File "{site}/deepspeed/runtime/engine.py", line 1372, in _configure_optimizer',
+        f"[rank{rank}]:     raise ZeRORuntimeException(msg)",
+        f"[rank{rank}]: deepspeed.runtime.zero.utils.ZeRORuntimeException: You are using ZeRO-Offload with a client provided "
+        "optimizer (<class 'torch.optim.adamw.AdamW'>) which in most cases will yield poor performance. Please either use "
+        "deepspeed.ops.adam.DeepSpeedCPUAdam or set an optimizer in your ds-config "
+        "(https://www.deepspeed.ai/docs/config-json/#optimizer-parameters). If you really want to use a custom optimizer w. "
+        "ZeRO-Offload and understand the performance impacts you can also set <\"zero_force_ds_cpu_optimizer\": false> in "
+        "your configuration file.",
+    ]
+
+
+@case
+def deepspeed_offload_hf_trainer_torchrun() -> Case:
+    site = "/opt/conda/lib/python3.11/site-packages"
+    head = block("""
+        + cat configs/ds_z3_offload.json
+        {
+          "bf16": {"enabled": "auto"},
+          "zero_optimization": {
+            "stage": 3,
+            "offload_optimizer": {"device": "cpu", "pin_memory": true},
+            "offload_param": {"device": "none"},
+            "overlap_comm": true,
+            "contiguous_gradients": true,
+            "stage3_gather_16bit_weights_on_model_save": true
+          },
+          "gradient_accumulation_steps": "auto",
+          "gradient_clipping": "auto",
+          "train_batch_size": "auto",
+          "train_micro_batch_size_per_gpu": "auto"
+        }
+        + torchrun --nproc_per_node 4 train.py --model_name_or_path Qwen/Qwen2.5-14B --deepspeed configs/ds_z3_offload.json --bf16 --per_device_train_batch_size 2 --gradient_accumulation_steps 16 --learning_rate 1e-5 --output_dir /workspace/out/q14b-sft
+        W1008 13:22:05.114000 5120 torch/distributed/run.py:793] 
+        W1008 13:22:05.114000 5120 torch/distributed/run.py:793] *****************************************
+        W1008 13:22:05.114000 5120 torch/distributed/run.py:793] Setting OMP_NUM_THREADS environment variable for each process to be 1 in default, to avoid your system being overloaded, please further tune the variable for optimal performance in your application as needed. 
+        W1008 13:22:05.114000 5120 torch/distributed/run.py:793] *****************************************
+        [2025-10-08 13:22:10,402] [INFO] [real_accelerator.py:254:get_accelerator] Setting ds_accelerator to cuda (auto detect)
+        [2025-10-08 13:22:10,433] [INFO] [real_accelerator.py:254:get_accelerator] Setting ds_accelerator to cuda (auto detect)
+        [2025-10-08 13:22:10,439] [INFO] [real_accelerator.py:254:get_accelerator] Setting ds_accelerator to cuda (auto detect)
+        [2025-10-08 13:22:10,447] [INFO] [real_accelerator.py:254:get_accelerator] Setting ds_accelerator to cuda (auto detect)
+        [2025-10-08 13:22:13,877] [INFO] [comm.py:669:init_distributed] cdb=None
+        [2025-10-08 13:22:13,877] [INFO] [comm.py:700:init_distributed] Initializing TorchBackend in DeepSpeed with backend nccl
+        [2025-10-08 13:22:13,901] [INFO] [comm.py:669:init_distributed] cdb=None
+        [2025-10-08 13:22:13,905] [INFO] [comm.py:669:init_distributed] cdb=None
+        [2025-10-08 13:22:13,912] [INFO] [comm.py:669:init_distributed] cdb=None
+        [2025-10-08 13:22:31,640] [INFO] [partition_parameters.py:348:__exit__] finished initializing model - num_params = 579, num_elems = 14.77B
+        Loading checkpoint shards: 100%|██████████| 8/8 [00:41<00:00,  5.19s/it]
+        Loading checkpoint shards: 100%|██████████| 8/8 [00:41<00:00,  5.20s/it]
+        Loading checkpoint shards: 100%|██████████| 8/8 [00:42<00:00,  5.27s/it]
+        Loading checkpoint shards: 100%|██████████| 8/8 [00:42<00:00,  5.29s/it]
+        Map (num_proc=16): 100%|██████████| 48211/48211 [00:06<00:00, 7511.92 examples/s]
+        [2025-10-08 13:23:31,052] [INFO] [logging.py:128:log_dist] [Rank 0] DeepSpeed info: version=0.16.4, git-hash=unknown, git-branch=unknown
+        [2025-10-08 13:23:31,053] [INFO] [config.py:734:__init__] Config mesh_device None world_size = 4
+        [2025-10-08 13:23:31,061] [INFO] [logging.py:128:log_dist] [Rank 0] DeepSpeed Flops Profiler Enabled: False
+        [2025-10-08 13:23:31,062] [INFO] [logging.py:128:log_dist] [Rank 0] Using client Optimizer as basic optimizer
+        """)
+    traces = []
+    for r in (2, 0, 3, 1):
+        traces += _ds_offload_trace(site, r)
+    tail = block("""
+        W1008 13:23:33.305000 5120 torch/distributed/elastic/multiprocessing/api.py:897] Sending process 5187 closing signal SIGTERM
+        W1008 13:23:33.306000 5120 torch/distributed/elastic/multiprocessing/api.py:897] Sending process 5189 closing signal SIGTERM
+        E1008 13:23:33.871000 5120 torch/distributed/elastic/multiprocessing/api.py:869] failed (exitcode: 1) local_rank: 0 (pid: 5186) of binary: /opt/conda/bin/python3.11
+        Traceback (most recent call last):
+          File "/opt/conda/bin/torchrun", line 8, in <module>
+            sys.exit(main())
+                     ^^^^^^
+          File "/opt/conda/lib/python3.11/site-packages/torch/distributed/elastic/multiprocessing/errors/__init__.py", line 355, in wrapper
+            return f(*args, **kwargs)
+                   ^^^^^^^^^^^^^^^^^^
+          File "/opt/conda/lib/python3.11/site-packages/torch/distributed/run.py", line 919, in main
+            run(args)
+          File "/opt/conda/lib/python3.11/site-packages/torch/distributed/run.py", line 910, in run
+            elastic_launch(
+          File "/opt/conda/lib/python3.11/site-packages/torch/distributed/launcher/api.py", line 138, in __call__
+            return launch_agent(self._config, self._entrypoint, list(args))
+                   ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+          File "/opt/conda/lib/python3.11/site-packages/torch/distributed/launcher/api.py", line 269, in launch_agent
+            raise ChildFailedError(
+        torch.distributed.elastic.multiprocessing.errors.ChildFailedError: 
+        """)
+    summary = child_failed_block("train.py", RankExit(0, 0, 5186, 1, "2025-10-08_13:23:33", "gpu-node-03"),
+                                 [RankExit(2, 2, 5188, 1, "2025-10-08_13:23:33", "gpu-node-03")])
+    log = head + "\n".join(traces) + "\n" + tail + "\n".join(summary) + "\n"
+    return Case(
+        "deepspeed-offload-client-optimizer-hf-z3-torchrun-01", "deepspeed-offload-client-optimizer", "medium",
+        "HF Trainer + ZeRO-3 with offload_optimizer cpu and no optimizer section on 4 GPUs under torchrun: the Trainer "
+        "builds torch AdamW, accelerate hands it to deepspeed.initialize, and DeepSpeed 0.16.4 refuses it on every "
+        "rank ([rankN]: tracebacks interleaved by rank), then torchrun's ChildFailedError",
+        initiating_rank=[0, 1, 2, 3],
+        facts={"launcher": "torchrun", "world_size": "4", "zero_stage": "3"},
+        must_mention=["DeepSpeedCPUAdam", "optimizer"],
+        files={"train.log": log},
+    )
+
+
+@case
+def deepspeed_offload_lightning_bnb_deepspeed_launcher() -> Case:
+    site = "/home/ylin/.venvs/pl/lib/python3.10/site-packages"
+    lines = block("""
+        [2025-08-21 19:03:44,910] [INFO] [runner.py:607:main] cmd = /home/ylin/.venvs/pl/bin/python -u -m deepspeed.launcher.launch --world_info=eyJsb2NhbGhvc3QiOiBbMCwgMV19 --master_addr=127.0.0.1 --master_port=29500 --enable_each_rank_log=None pretrain.py --strategy deepspeed_stage_2_offload --optim paged_adamw_8bit
+        [2025-08-21 19:03:47,122] [INFO] [launch.py:146:main] WORLD INFO DICT: {'localhost': [0, 1]}
+        [2025-08-21 19:03:47,122] [INFO] [launch.py:152:main] nnodes=1, num_local_procs=2, node_rank=0
+        [2025-08-21 19:03:47,123] [INFO] [launch.py:163:main] dist_world_size=2
+        [2025-08-21 19:03:47,123] [INFO] [launch.py:165:main] Setting CUDA_VISIBLE_DEVICES=0,1
+        Using bfloat16 Automatic Mixed Precision (AMP)
+        GPU available: True (cuda), used: True
+        TPU available: False, using: 0 TPU cores
+        HPU available: False, using: 0 HPUs
+        initializing deepspeed distributed: GLOBAL_RANK: 0, MEMBER: 1/2
+        initializing deepspeed distributed: GLOBAL_RANK: 1, MEMBER: 2/2
+        Enabling DeepSpeed BF16. Model parameters and inputs will be cast to `bfloat16`.
+        LOCAL_RANK: 1 - CUDA_VISIBLE_DEVICES: [0,1]
+        LOCAL_RANK: 0 - CUDA_VISIBLE_DEVICES: [0,1]
+        Traceback (most recent call last):
+          File "/home/ylin/proj/pretrain.py", line 118, in <module>
+            trainer.fit(model, datamodule=dm)
+          File "{site}/lightning/pytorch/trainer/trainer.py", line 561, in fit
+            call._call_and_handle_interrupt(
+          File "{site}/lightning/pytorch/trainer/call.py", line 47, in _call_and_handle_interrupt
+            return trainer.strategy.launcher.launch(trainer_fn, *args, trainer=trainer, **kwargs)
+          File "{site}/lightning/pytorch/strategies/launchers/subprocess_script.py", line 105, in launch
+            return function(*args, **kwargs)
+          File "{site}/lightning/pytorch/trainer/trainer.py", line 599, in _fit_impl
+            self._run(model, ckpt_path=ckpt_path)
+          File "{site}/lightning/pytorch/trainer/trainer.py", line 988, in _run
+            self.strategy.setup(self)
+          File "{site}/lightning/pytorch/strategies/deepspeed.py", line 356, in setup
+            self.init_deepspeed()
+          File "{site}/lightning/pytorch/strategies/deepspeed.py", line 460, in init_deepspeed
+            self._initialize_deepspeed_train(self.model)
+          File "{site}/lightning/pytorch/strategies/deepspeed.py", line 496, in _initialize_deepspeed_train
+            model, deepspeed_optimizer = self._setup_model_and_optimizer(model, optimizer, scheduler)
+          File "{site}/lightning/pytorch/strategies/deepspeed.py", line 417, in _setup_model_and_optimizer
+            deepspeed_engine, deepspeed_optimizer, _, _ = deepspeed.initialize(
+          File "{site}/deepspeed/__init__.py", line 193, in initialize
+            engine = DeepSpeedEngine(args=args,
+          File "{site}/deepspeed/runtime/engine.py", line 313, in __init__
+            self._configure_optimizer(optimizer, model_parameters)
+          File "{site}/deepspeed/runtime/engine.py", line 1372, in _configure_optimizer
+            raise ZeRORuntimeException(msg)
+        deepspeed.runtime.zero.utils.ZeRORuntimeException: You are using ZeRO-Offload with a client provided optimizer (<class 'bitsandbytes.optim.adamw.PagedAdamW8bit'>) which in most cases will yield poor performance. Please either use deepspeed.ops.adam.DeepSpeedCPUAdam or set an optimizer in your ds-config (https://www.deepspeed.ai/docs/config-json/#optimizer-parameters). If you really want to use a custom optimizer w. ZeRO-Offload and understand the performance impacts you can also set <"zero_force_ds_cpu_optimizer": false> in your configuration file.
+        [2025-08-21 19:04:29,731] [INFO] [launch.py:319:sigkill_handler] Killing subprocess 911204
+        [2025-08-21 19:04:29,955] [INFO] [launch.py:319:sigkill_handler] Killing subprocess 911205
+        [2025-08-21 19:04:29,956] [ERROR] [launch.py:325:sigkill_handler] ['/home/ylin/.venvs/pl/bin/python', '-u', 'pretrain.py', '--local_rank=1', '--strategy', 'deepspeed_stage_2_offload', '--optim', 'paged_adamw_8bit'] exits with return code = 1
+        """).replace("{site}", site)
+    return Case(
+        "deepspeed-offload-client-optimizer-lightning-paged8bit-02", "deepspeed-offload-client-optimizer", "medium",
+        "Lightning with strategy deepspeed_stage_2_offload and a bitsandbytes PagedAdamW8bit from configure_optimizers, "
+        "launched with the deepspeed launcher on 2 GPUs: DeepSpeed 0.16.4 refuses the client optimizer under "
+        "ZeRO-Offload; the launcher's sigkill_handler lines close the log",
+        initiating_rank=None,
+        facts={"launcher": "deepspeed"},
+        must_mention=["DeepSpeedCPUAdam", "offload"],
+        files={"pretrain.log": lines},
+    )
+
+
+def main() -> None:
+    args = parser(__doc__).parse_args()
+    write_all(args.out, CASES)
+
+
+if __name__ == "__main__":
+    main()
