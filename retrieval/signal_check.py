@@ -68,6 +68,8 @@ RELEASES: dict[str, list[Artifact]] = {
     "fsspec": [Artifact("fsspec", "fsspec", v) for v in ("2023.9.0", "2023.12.2", "2026.9.0")],
     "safetensors": [Artifact("safetensors", "safetensors", v) for v in ("0.5.3", "0.8.0")],
     "bitsandbytes": [Artifact("bitsandbytes", "bitsandbytes", v) for v in ("0.43.3", "0.50.2")],
+    "flash-attn": [Artifact("flash-attn", "flash_attn", v, sdist=True) for v in ("2.5.8", "2.8.3")],
+    "tokenizers": [Artifact("tokenizers", "tokenizers", v) for v in ("0.15.2", "0.19.1", "0.20.0", "0.23.3")],
     "nccl": [
         Artifact("nccl", "nvidia-nccl-cu12", "2.18.1"),
         Artifact("nccl", "nvidia-nccl-cu12", "2.28.9"),

@@ -27,6 +27,7 @@ from service.facts.rules import (
     environment,
     hardware,
     hf,
+    hf_runtime,
     inference,
     infra,
     jax_xla,
@@ -46,7 +47,7 @@ MODULES = (cuda, memory, hardware, inference, deepspeed, distributed, numerics, 
            # the domains added with kb/ as the catalogue of record (kb-torch)
            cuda_runtime, containers, torch_core, torch_distributed, torch_compile, jax_xla, clusters,
            # the Hugging Face stack (kb-hf)
-           hf,
+           hf, hf_runtime,
            # serving engines, DeepSpeed/Megatron/NeMo, experiment tracking (kb-serve)
            serving)
 RULES: tuple[Rule, ...] = tuple(rule for module in MODULES for rule in module.RULES)

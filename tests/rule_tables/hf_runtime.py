@@ -1,0 +1,39 @@
+"""Rule table rows for service/facts/rules/hf_runtime.py (flash-attn, bitsandbytes models after loading, tokenizers
+files), joined into tests/test_rules.py.
+
+FIRES: (rule id, a line or lines of a real log that must fire it). NEAR_MISSES: (rule id, lines it must not fire
+on: a look-alike of another entry, or the same words in a harmless line).
+"""
+
+FIRES = [
+    ("flash-attn-refused-at-load", "ImportError: FlashAttention2 has been toggled on, but it cannot be used due to the following error: the package flash_attn seems to be not installed. Please refer to the documentation of https://huggingface.co/docs/transformers/perf_infer_gpu_one#flashattention-2 to install Flash Attention 2."),
+    ("flash-attn-refused-at-load", "[rank3]: ImportError: FlashAttention2 has been toggled on, but it cannot be used due to the following error: the package for FlashAttention2 doesn't seem to be installed."),
+    ("flash-attn-refused-at-load", "ValueError: FlashAttention2 has been toggled on, but it cannot be used due to the following error: Flash Attention 2 is not available on CPU. Please make sure torch can access a CUDA device."),
+    ("flash-attn-refused-at-load", "ImportError: FlashAttention3 has been toggled on, but it cannot be used due to the following error: the package flash_attn_3 seems to be not installed."),
+    ("flash-attn-kernel-refuses-gpu", "RuntimeError: FlashAttention only supports Ampere GPUs or newer."),
+    ("flash-attn-kernel-refuses-gpu", "[rank1]: RuntimeError: FlashAttention forward only supports head dimension at most 256"),
+    ("flash-attn-kernel-refuses-gpu", "RuntimeError: FlashAttention backward for head dim 256 with dropout, or head dim 224 with/without dropout requires A100/A800 or H100/H800"),
+    ("bnb-model-moved-or-cast", "ValueError: `.to` is not supported for `4-bit` or `8-bit` bitsandbytes models. Please use the model as it is, since the model has already been set to the correct devices and casted to the correct `dtype`."),
+    ("bnb-model-moved-or-cast", "ValueError: `.to` is not supported for `8-bit` bitsandbytes models. Please use the model as it is, since the model has already been set to the correct devices and casted to the correct `dtype`."),
+    ("bnb-model-moved-or-cast", "ValueError: Calling `cuda()` is not supported for `4-bit` or `8-bit` quantized models. Please use the model as it is, since the model has already been set to the correct devices and casted to the correct `dtype`."),
+    ("bnb-model-moved-or-cast", "ValueError: You cannot cast a bitsandbytes model in a new `dtype`. Make sure to load the model using `from_pretrained` using the desired `dtype` by passing the correct `dtype` argument."),
+    ("bnb-model-moved-or-cast", "ValueError: Calling `to()` is not supported for `4-bit` quantized models with the installed version of bitsandbytes. The current device is `cuda:0`. If you intended to move the model, please install bitsandbytes >= 0.43.2."),
+    ("bnb-model-moved-or-cast", "ValueError: You need to install `pip install bitsandbytes>=0.48.0` if you want to move a 8-bit model across devices using to()."),
+    ("quantized-model-half-float", "ValueError: `.half()` is not supported for quantized model. Please use the model as it is, since the model has already been casted to the correct `dtype`."),
+    ("tokenizers-json-model-unreadable", "Exception: data did not match any variant of untagged enum ModelWrapper at line 336 column 3"),
+    ("tokenizers-json-model-unreadable", "[rank0]: Exception: data did not match any variant of untagged enum ModelWrapper at line 1251003 column 3"),
+    ("tokenizers-json-part-unreadable", "Exception: data did not match any variant of untagged enum PreTokenizerWrapper at line 61 column 3"),
+]
+
+NEAR_MISSES = [
+    # transformers' warning about the dtype of a flash-attention model is not the failure
+    ("flash-attn-refused-at-load", "Flash Attention 2 only supports torch.float16 and torch.bfloat16 dtypes, but the current dype in LlamaForCausalLM is torch.float32."),
+    # the kernel's dtype check is another failure than the GPU check
+    ("flash-attn-kernel-refuses-gpu", "RuntimeError: FlashAttention only support fp16 and bf16 data type"),
+    # torch's own SDPA refusing (sdpa-no-available-kernel)
+    ("flash-attn-kernel-refuses-gpu", "UserWarning: Flash attention only supports gpu architectures in the range [sm80, sm90]. Attempting to run on a sm 7.5 gpu."),
+    # a GPTQ model cast is not a bitsandbytes model
+    ("bnb-model-moved-or-cast", "ValueError: You cannot cast a GPTQ model in a new `dtype`. Make sure to load the model using `from_pretrained` using the desired `dtype` by passing the correct `dtype` argument."),
+    # a tokenizer.json that is not JSON at all (an LFS pointer): serde's other message, checkpoint-corrupt's territory
+    ("tokenizers-json-model-unreadable", "Exception: expected value at line 1 column 1"),
+]
