@@ -38,6 +38,7 @@ from service.facts.rules import (
     torch_compile,
     torch_core,
     torch_distributed,
+    torch_training,
 )
 from service.facts.rules.base import Boost, Rule
 
@@ -49,7 +50,9 @@ MODULES = (cuda, memory, hardware, inference, deepspeed, distributed, numerics, 
            # the Hugging Face stack (kb-hf)
            hf, hf_runtime,
            # serving engines, DeepSpeed/Megatron/NeMo, experiment tracking (kb-serve)
-           serving)
+           serving,
+           # PyTorch core training-loop entries (kb-core)
+           torch_training)
 RULES: tuple[Rule, ...] = tuple(rule for module in MODULES for rule in module.RULES)
 
 __all__ = ["MODULES", "RULES", "Boost", "Rule"]
