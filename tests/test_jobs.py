@@ -12,6 +12,7 @@ import httpx
 import pytest
 from sqlalchemy import update
 
+from service.errors import KeyReused
 from service.jobs import InProcess, Jobs, OverAllowance, Spend, kinds, run_job
 from service.jobs import records as job_records
 from service.store import Store
@@ -56,6 +57,36 @@ def test_an_async_diagnosis_is_accepted_once_per_key_and_spends_once(engine, tmp
             assert c.get(first.headers["Location"]).status_code == 404  # another workspace's job does not exist
         with a.client(None) as c:
             assert c.get(first.headers["Location"]).status_code == 404
+
+
+def test_an_async_key_reused_for_another_log_is_a_422_and_spends_nothing(engine, tmp_path):
+    """As on the synchronous form: a key names one request; another log under it is refused, not its job returned."""
+    other_log = OOM_LOG.replace(b"Tried to allocate 2.00 GiB", b"Tried to allocate 6.00 GiB")
+    assert other_log != OOM_LOG
+    with running_app(engine, tmp_path, plan_free_daily=3) as a:
+        key = a.new_key("async-reuse")
+        with a.client(key) as c:
+            first = c.post("/v1/diagnoses", content=OOM_LOG, headers={**ASYNC, "Idempotency-Key": "reuse-1"})
+            assert first.status_code == 202
+            other = c.post("/v1/diagnoses", content=other_log, headers={**ASYNC, "Idempotency-Key": "reuse-1"})
+            assert other.status_code == 422, other.text
+            assert other.json()["error"]["code"] == "idempotency_key_reused"
+            renamed = c.post("/v1/diagnoses", files={"files": ("rank_1.log", OOM_LOG)},
+                             headers={"Prefer": "respond-async", "Idempotency-Key": "reuse-1"})
+            assert renamed.status_code == 422, renamed.text  # the same text as another file is another request
+            again = c.post("/v1/diagnoses", content=OOM_LOG, headers={**ASYNC, "Idempotency-Key": "reuse-1"})
+            assert again.status_code == 202 and again.json()["id"] == first.json()["id"]  # the retry still finds it
+            wait_done(c, first.headers["Location"])
+            assert c.get("/v1/workspace").json()["used_today"]["diagnoses"] == 1
+            assert c.get("/v1/diagnoses").json()["total"] == 1
+    # The check is in Jobs.submit itself: a replica that lost the insert race on a key finds the job the same way.
+    (tmp_path / "race").mkdir()
+    e = app_engine(engine, tmp_path / "race")
+    jobs = Jobs(e.store)
+    jobs.submit("diagnose", {}, scope="ws-race", key="k", fingerprint="a" * 64)
+    assert jobs.submit("diagnose", {}, scope="ws-race", key="k", fingerprint="a" * 64)[1] is False
+    with pytest.raises(KeyReused):
+        jobs.submit("diagnose", {}, scope="ws-race", key="k", fingerprint="b" * 64)
 
 
 def test_a_failed_attempt_is_retried_with_backoff_and_the_last_failure_gives_the_use_back(engine, tmp_path, monkeypatch):

@@ -34,7 +34,7 @@ from service.chat.models import Citation, Message
 from service.errors import AuthError, BadRequest, NotFound
 from service.jobs import records as job_records
 from service.models import Candidate, CollateralOut, Diagnosis, Evidence
-from service.pipeline import history_of
+from service.pipeline import Engine, history_of
 from service.slack import blocks, handlers
 from service.slack.commands import (
     SUBCOMMANDS,
@@ -195,7 +195,12 @@ def _serve_slack(settings, engine, **overrides: Any) -> Iterator[Crashdoc]:  # t
         "slack_signing_secret": SecretStr(SECRET), "public_url": PUBLIC, "slack_allow_insecure_response_url": True,
         **overrides,
     })
-    server = uvicorn.Server(uvicorn.Config(create_app(slack_settings, engine), host="127.0.0.1", port=free_port(),
+    # The app's engine under the same settings (its job runner reads the bot token from them, as a worker reads its
+    # environment), sharing the session's loaded parts and database.
+    slack_engine = Engine(slack_settings)
+    for shared in ("kb", "index", "masker", "store"):
+        slack_engine.__dict__[shared] = getattr(engine, shared)
+    server = uvicorn.Server(uvicorn.Config(create_app(slack_settings, slack_engine), host="127.0.0.1", port=free_port(),
                                            log_level="warning", lifespan="on"))
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()

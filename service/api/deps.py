@@ -7,8 +7,8 @@
                                          allowance before the work (429 with Retry-After when spent) and
                                          gives it back if the request then fails; the answer's RateLimit-*
                                          headers say what is left (``rate_limit_headers``)
-    consume(...) -> Spent | None         the same count for any subject (Slack's teams); ``Spent.refund()``
-                                         and ``refunding(spent, job)`` give it back when the work fails
+    consume(...) -> Spent | None         the same count for any subject; ``Spent.refund()`` gives it back
+                                         when the work fails
     shares(request) -> ShareLinks        the share links (signed with the deployment's secret), made once per app
     with_url(request, diagnosis)         the diagnosis with its share link as ``url``
     read_body, read_sources              a request's log, raw body or multipart files, within the limits
@@ -26,11 +26,11 @@ from __future__ import annotations
 import ipaddress
 import logging
 import threading
-from collections.abc import AsyncGenerator, AsyncIterator, Callable
+from collections.abc import AsyncGenerator, AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from datetime import date
-from typing import Annotated, Any, TypeVar
+from typing import Annotated, Any
 
 from anyio import CapacityLimiter, to_thread
 from fastapi import Depends, Request
@@ -65,7 +65,6 @@ from service.store.accounts import (
 from service.store.shares import ShareLinks, share_url
 
 log = logging.getLogger("crashdoc.api")
-T = TypeVar("T")
 
 _bearer = HTTPBearer(
     auto_error=False,
@@ -213,20 +212,6 @@ async def consume(request: Request, subject: str, kind: str, limit: int | None) 
     if used is None:
         return None
     return Spent(acc, subject, kind, day, getattr(request.state, "request_id", None), used)
-
-
-def refunding(spent: Spent | None, job: Callable[[], T]) -> Callable[[], T]:
-    """``job`` for a background task: when it raises, the use it was counted for is given back first."""
-
-    def run() -> T:
-        try:
-            return job()
-        except Exception:
-            if spent is not None:
-                spent.refund()
-            raise
-
-    return run
 
 
 @asynccontextmanager

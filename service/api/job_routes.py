@@ -3,7 +3,8 @@ that answers ``202`` with ``Location: /v1/jobs/{id}`` at once; the job's result 
 
 A job is seen only by the caller that made it (its workspace, or the same anonymous address): any other id
 answers 404. ``Idempotency-Key`` on the async form finds the job already accepted for that key, on any replica,
-and spends nothing again.
+and spends nothing again; the same key with another request (other files or content) is a 422, as on the
+synchronous form.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from pydantic import BaseModel, Field
 
 from service.api import deps
 from service.api.deps import CallerDep, EngineDep
+from service.api.idempotency import fingerprint
 from service.errors import BadRequest, NotFound
 from service.jobs import Job, Jobs, OverAllowance, Spend
 from service.jobs.kinds import masked_payload
@@ -86,15 +88,17 @@ async def accept_diagnosis(request: Request, engine: EngineDep, who: CallerDep) 
     """The async form of POST /v1/diagnoses: read and mask now, the rest on a worker; 202 with the job."""
     key, jobs = idempotency_key(request), Jobs(engine.store)
     sources = await deps.read_sources(request, engine.limits)
-    if key is not None and (found := await to_thread.run_sync(jobs.find, who.subject, key)) is not None:
-        return accepted(found, False)
+    print_ = fingerprint("POST /v1/diagnoses respond-async", *(part for s in sources for part in (s.name, s.data)))
+    if key is not None and (found := await to_thread.run_sync(jobs.find, who.subject, key, print_)) is not None:
+        return accepted(found, False)  # a retry of the same request (another one under this key: KeyReused, 422)
     masked = await to_thread.run_sync(lambda: read_and_mask(engine, sources), limiter=deps.pool_for(request, sources))
     allowed = allowance(who.workspace, deps.settings(request), utc_now())
     limit = allowed.limit("diagnosis")
     spend = None if (who.workspace is None and limit is None) else Spend(who.subject, "diagnosis", limit, utc_now().date())
     try:
         job, created = await to_thread.run_sync(lambda: jobs.submit(
-            "diagnose", masked_payload(masked), scope=who.subject, workspace_id=who.workspace_id, key=key, spend=spend))
+            "diagnose", masked_payload(masked), scope=who.subject, workspace_id=who.workspace_id, key=key, spend=spend,
+            fingerprint=print_ if key is not None else None))
     except OverAllowance:
         assert limit is not None
         raise deps.quota_exceeded(who, allowed, "diagnosis", limit) from None

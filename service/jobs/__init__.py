@@ -7,7 +7,7 @@ spends the allowance in the same transaction, runs on a worker, is retried with 
     kinds.KINDS         what each kind does (idempotent per attempt)
     queue.run_job       one attempt; queue.InProcess (SQLite, in the serving process) or queue.Procrastinate
                         (PostgreSQL: procrastinate, run by ``crashdoc worker``)
-    queue_for(engine)   the queue this process uses
+    queue_for(engine)   the queue this process uses (Polled: SQLite, jobs run by a separate ``crashdoc worker``)
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from service.jobs.records import Job, Jobs, OverAllowance, Spend, diagnosis_id_o
 if TYPE_CHECKING:
     from service.pipeline import Engine
 
-__all__ = ["InProcess", "Job", "Jobs", "OverAllowance", "Procrastinate", "Queue", "Spend", "diagnosis_id_of",
+__all__ = ["InProcess", "Job", "Jobs", "OverAllowance", "Polled", "Procrastinate", "Queue", "Spend", "diagnosis_id_of",
            "is_postgres", "queue_for", "run_job"]
 
 
@@ -34,8 +34,21 @@ def in_process(engine: Engine) -> bool:
     return (not is_postgres(engine.settings.resolved_database_url)) if chosen is None else chosen
 
 
-def queue_for(engine: Engine) -> InProcess | Procrastinate:
-    """The serving process's queue: its own runner, or procrastinate for the workers."""
+class Polled:
+    """SQLite with ``CRASHDOC_JOBS_IN_PROCESS=false``: this process only accepts jobs; ``crashdoc worker`` (an
+    ``InProcess`` runner of its own) finds them by polling the jobs table."""
+
+    def notify(self, job_id: str) -> None:
+        pass
+
+    def stop(self, wait: bool = True) -> None:
+        pass
+
+
+def queue_for(engine: Engine) -> InProcess | Procrastinate | Polled:
+    """The serving process's queue: its own runner, or the workers' (procrastinate on PostgreSQL, the table on SQLite)."""
     if in_process(engine):
         return InProcess(engine, workers=engine.settings.jobs_workers).start()
+    if not is_postgres(engine.settings.resolved_database_url):
+        return Polled()
     return Procrastinate(engine.settings.resolved_database_url)

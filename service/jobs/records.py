@@ -1,9 +1,12 @@
 """The jobs table: accept a job once (with the allowance it spends, in one transaction), claim it, finish it.
 
-    submit(...) -> (Job, created)     insert, or find the caller's job of the same idempotency key
+    submit(...) -> (Job, created)     insert, or find the caller's job of the same idempotency key (KeyReused:
+                                      the key was used for another request)
     claim(id) -> Job | None           take a due job for one attempt (None: done, failed or held by another)
     succeed / retry_later / fail      the outcome of an attempt; a job that fails for good gives its use back
     due(limit) -> ids                 jobs ready to run: queued and due, or running with an expired lease
+    begin_step / end_step / keep      the ledger of an attempt's side effects (a post, a write), so that a later
+                                      attempt does none of them twice
 
 Every state change is one guarded UPDATE, so two runners (two replicas, a replica and a worker) never run
 the same attempt; an attempt's work is idempotent besides (a diagnosis id is derived from the job id).
@@ -22,7 +25,7 @@ from typing import Any
 from sqlalchemy import or_, select, update
 from sqlalchemy.exc import IntegrityError
 
-from service.errors import StoreError
+from service.errors import KeyReused, StoreError
 from service.store import Store
 from service.store.accounts import Accounts
 from service.store.schema import JobRow
@@ -64,13 +67,15 @@ class Job:
     updated_at: datetime
     delivered_at: datetime | None
     payload: str
+    fingerprint: str | None = None
+    steps: dict[str, Any] | None = None
 
     @classmethod
     def of(cls, row: JobRow) -> Job:
         return cls(row.id, row.kind, row.scope, row.workspace_id, row.status, row.attempts, row.max_attempts,
                    json.loads(row.result) if row.result else None, json.loads(row.error) if row.error else None,
                    _aware(row.created_at), _aware(row.updated_at), _aware(row.delivered_at) if row.delivered_at else None,
-                   row.payload)
+                   row.payload, row.fingerprint, json.loads(row.steps) if row.steps else None)
 
     @property
     def finished(self) -> bool:
@@ -100,17 +105,19 @@ class Jobs:
         self.store = store
 
     def submit(self, kind: str, payload: dict[str, Any], *, scope: str, workspace_id: str | None = None,
-               key: str | None = None, spend: Spend | None = None, max_attempts: int = 4) -> tuple[Job, bool]:
+               key: str | None = None, spend: Spend | None = None, max_attempts: int = 4,
+               fingerprint: str | None = None) -> tuple[Job, bool]:
         """Accept a job: (the job, True); or, when ``scope`` already made one under ``key``, (that job, False), with
-        nothing spent again. Raises ``OverAllowance`` when ``spend`` cannot be counted."""
+        nothing spent again. Raises ``OverAllowance`` when ``spend`` cannot be counted, and ``KeyReused`` when the
+        job found under ``key`` was made for another request (its ``fingerprint`` differs)."""
         if key is not None:
-            found = self.find(scope, key)
+            found = self.find(scope, key, fingerprint)
             if found is not None:
                 return found, False
         now = datetime.now(UTC)
         row = JobRow(id=new_job_id(), kind=kind, scope=scope, key=key, workspace_id=workspace_id, status="queued",
                      attempts=0, max_attempts=max_attempts, payload=pack(payload), created_at=now, updated_at=now,
-                     run_after=now)
+                     run_after=now, fingerprint=fingerprint)
         try:
             with self.store.session() as s:
                 if spend is not None:
@@ -121,16 +128,22 @@ class Jobs:
         except StoreError as exc:
             # Two replicas took the same key at once: the unique index let one in; the other finds it.
             if key is not None and isinstance(exc.__cause__, IntegrityError):
-                found = self.find(scope, key)
+                found = self.find(scope, key, fingerprint)
                 if found is not None:
                     return found, False
             raise
         return Job.of(row), True
 
-    def find(self, scope: str, key: str) -> Job | None:
+    def find(self, scope: str, key: str, fingerprint: str | None = None) -> Job | None:
+        """The job ``scope`` made under ``key``. With ``fingerprint``: ``KeyReused`` when that job was made for
+        another request (a job kept without one, from before migration 0008, cannot tell and is returned)."""
         with self.store.session() as s:
             row = s.scalar(select(JobRow).where(JobRow.scope == scope, JobRow.key == key))
-            return Job.of(row) if row else None
+            job = Job.of(row) if row else None
+        if job is not None and fingerprint is not None and job.fingerprint is not None and job.fingerprint != fingerprint:
+            raise KeyReused("This Idempotency-Key was already used for a different request.",
+                            hint="Use a new key for each new request; reuse a key only to retry the same request.")
+        return job
 
     def get(self, job_id: str, scope: str | None = None) -> Job | None:
         """The job; None when there is none, or it is not ``scope``'s (when given)."""
@@ -194,6 +207,41 @@ class Jobs:
         with self.store.session() as s:
             q = select(JobRow.id).where(_runnable(now), JobRow.created_at <= now - older_than)
             return list(s.scalars(q.order_by(JobRow.run_after).limit(limit)).all())
+
+    # ------------------------------------------------------------ the ledger of side effects
+
+    def begin_step(self, job_id: str, step: str) -> Any:
+        """Mark ``step`` (a post, a write) under way before doing it. Returns None when it is now marked (do it),
+        else what an earlier attempt left: "started" (its process died while it was under way: whether it took
+        effect is unknown, so it is not done again) or "done"."""
+        with self.store.session() as s:
+            row = s.scalar(select(JobRow).where(JobRow.id == job_id).with_for_update())  # SQLite: the write lock
+            if row is None:
+                return "done"
+            steps = json.loads(row.steps) if row.steps else {}
+            if step in steps:
+                return steps[step]
+            steps[step] = "started"
+            row.steps, row.updated_at = json.dumps(steps), datetime.now(UTC)
+            return None
+
+    def end_step(self, job_id: str, step: str, *, done: bool = True) -> None:
+        """``step`` took effect (``done``), or is known not to have (the receiver refused it): then it is unmarked,
+        and a later attempt does it again."""
+        self.keep(job_id, step, "done" if done else None)
+
+    def keep(self, job_id: str, step: str, value: Any) -> None:
+        """Keep ``value`` under ``step`` (None: remove it), e.g. a message made once and posted by a later attempt."""
+        with self.store.session() as s:
+            row = s.scalar(select(JobRow).where(JobRow.id == job_id).with_for_update())
+            if row is None:
+                return
+            steps = json.loads(row.steps) if row.steps else {}
+            if value is None:
+                steps.pop(step, None)
+            else:
+                steps[step] = value
+            row.steps, row.updated_at = json.dumps(steps), datetime.now(UTC)
 
     def counts(self) -> dict[str, int]:
         from sqlalchemy import func

@@ -7,8 +7,7 @@ from retrieval.kb import Entry
 from service.errors import InputError
 from service.feedback import FeedbackIn, record
 from service.masking import mask_text
-from service.models import Source
-from service.pipeline import Engine, Masked, ask, diagnose, diagnose_masked
+from service.pipeline import Engine, Masked, ask, diagnose_masked, read_and_mask
 from service.slack import blocks
 from service.slack.blocks import SlackMessage
 from service.slack.webapi import SlackApi
@@ -18,32 +17,22 @@ MESSAGE_LOG_NAME = "slack-message.log"
 KB_RESULTS = 5
 
 
-def diagnose_message(engine: Engine, api: SlackApi | None, file_ids: list[str], text: str,
-                     public_url: str | None) -> SlackMessage:
-    """The message shortcut: the message's files and snippets (read with files:read) are the run; without files, its text."""
+def diagnose_shortcut(engine: Engine, api: SlackApi | None, file_ids: list[str], text: Masked | None,
+                      diagnosis_id: str, public_url: str | None) -> SlackMessage:
+    """The message shortcut, on a worker: the message's files and snippets (read with files:read) are the run;
+    without files, its text (masked when the shortcut was accepted). Stored once under ``diagnosis_id``."""
     if file_ids and api is None:
         raise InputError("crashdoc cannot read Slack files on this server.",
                          hint="Set CRASHDOC_SLACK_BOT_TOKEN (scopes chat:write, files:read), or paste the log's end after /crashdoc.")
-    limit = engine.limits.max_upload_bytes
-    sources = [api.file_source(f, limit) for f in file_ids] if api is not None else []
-    if not sources and text.strip():
-        sources = [Source(name=MESSAGE_LOG_NAME, data=text.encode("utf-8"))]
-    if not sources:
+    if file_ids and api is not None:
+        limit = engine.limits.max_upload_bytes
+        masked = read_and_mask(engine, [api.file_source(f, limit) for f in file_ids])
+    elif text is not None:
+        masked = text
+    else:
         raise InputError("This message has no log to diagnose.",
                          hint="Run the shortcut on a message with the log as a file or snippet, or its text pasted in.")
-    d = diagnose(engine, sources)
-    return blocks.diagnosis_message(d, public_url)
-
-
-def share(engine: Engine, api: SlackApi, diagnosis_id: str, channel: str, public_url: str | None) -> SlackMessage:
-    """The channel's copy, from the stored (masked) diagnosis only: the card, then its details in the thread."""
-    d = engine.store.get(diagnosis_id)
-    card = blocks.diagnosis_message(d, public_url, shared=True)
-    posted = api.call("chat.postMessage", channel=channel, text=card["text"], blocks=card["blocks"], unfurl_links=False)
-    details = blocks.details_message(d, public_url)
-    api.call("chat.postMessage", channel=channel, thread_ts=posted.get("ts"), text=details["text"], blocks=details["blocks"],
-             unfurl_links=False)
-    return blocks.ack_message(f":white_check_mark: Shared `{diagnosis_id}` to the channel (the masked diagnosis only; details in its thread).")
+    return blocks.diagnosis_message(diagnose_masked(engine, masked, diagnosis_id=diagnosis_id), public_url)
 
 
 def diagnose_masked_paste(engine: Engine, masked: Masked, diagnosis_id: str, public_url: str | None) -> SlackMessage:

@@ -1,4 +1,4 @@
-"""Posting results to Slack's ``response_url``, from a background task, without ever failing silently.
+"""Posting to Slack's ``response_url`` (for the jobs of service/slack/replies.py), and which addresses may be posted to.
 
 A ``response_url`` comes inside the (signed) request, but crashdoc still posts only to Slack:
 ``https://hooks.slack.com/...``. Loopback http is allowed only when
@@ -9,14 +9,12 @@ the service post to an arbitrary address (SSRF).
 from __future__ import annotations
 
 import logging
-import secrets
-from collections.abc import Callable
 from urllib.parse import urlsplit
 
 import httpx
 
-from service.errors import BadRequest, CrashdocError
-from service.slack.blocks import SlackMessage, clip, error_message
+from service.errors import BadRequest
+from service.slack.blocks import SlackMessage, clip
 
 log = logging.getLogger("crashdoc.slack")
 
@@ -48,42 +46,29 @@ def check_response_url(url: str, *, allow_insecure: bool) -> str:
     return url
 
 
-def post(url: str, message: SlackMessage) -> int | None:
-    """POST ``message`` to ``url``; the HTTP status, or None when nothing answered. Never raises."""
+def send(url: str, message: SlackMessage) -> tuple[int | None, bool]:
+    """POST ``message`` to ``url``: (the HTTP status, True), or (None, whether Slack may have it all the same) when
+    nothing answered: no connection means nothing was sent; a connection lost or timed out after the request went
+    out may have delivered it. Never raises."""
     try:
         response = httpx.post(url, json=message, timeout=POST_TIMEOUT_S)
-    except httpx.HTTPError as exc:
+    except (httpx.ConnectError, httpx.ConnectTimeout, httpx.UnsupportedProtocol) as exc:
         log.warning("slack response_url unreachable: %s", exc.__class__.__name__)
-        return None
+        return None, False
+    except httpx.HTTPError as exc:
+        log.warning("slack response_url did not answer: %s", exc.__class__.__name__)
+        return None, True
     if response.status_code >= 300:
         log.warning("slack response_url answered %d", response.status_code)
-    return response.status_code
+    return response.status_code, True
+
+
+def post(url: str, message: SlackMessage) -> int | None:
+    """POST ``message`` to ``url``; the HTTP status, or None when nothing answered. Never raises."""
+    return send(url, message)[0]
 
 
 def plain(message: SlackMessage) -> SlackMessage:
     """The message without its blocks: what Slack still shows when it refuses the blocks (invalid_blocks)."""
     return {"response_type": message.get("response_type", "ephemeral"), "replace_original": False,
             "text": clip(str(message.get("text", "")), 3_000)}
-
-
-def run_job(job: Callable[[], SlackMessage], *, what: str) -> SlackMessage:
-    """Run ``job``; a failure becomes a message to the user (what went wrong, what to do), never silence."""
-    try:
-        return job()
-    except Exception as exc:  # every failure must reach the user who asked
-        ref = secrets.token_hex(4)
-        if isinstance(exc, CrashdocError):
-            log.info("slack %s refused (ref %s): %s", what, ref, exc.code)
-        else:
-            log.error("slack %s failed (ref %s): %s", what, ref, exc.__class__.__name__)
-        return error_message(exc, ref)
-
-
-def deliver(url: str, job: Callable[[], SlackMessage], *, what: str) -> None:
-    """Run ``job`` and post its message to the ``response_url``."""
-    message = run_job(job, what=what)
-    status = post(url, message)
-    if status == 400 and "blocks" in message:
-        # Slack refused the blocks (invalid_blocks): the plain text still tells the user the outcome.
-        post(url, {"response_type": message.get("response_type", "ephemeral"), "replace_original": False,
-                   "text": clip(str(message.get("text", "")), 3_000)})

@@ -1,10 +1,11 @@
 """``POST /slack/commands`` and ``POST /slack/interactions``: signed by Slack, answered within its 3 seconds.
 
-Fast answers (help, usage, kb search, a log too long) come back in the HTTP response. A slash command's
-diagnosis or follow-up is acknowledged at once and posted to the ``response_url`` by a job (service/jobs):
-accepted once per Slack ``trigger_id`` (a command retried on another replica finds its job), counted against the
-team's allowance in the same transaction, retried, and posted once. The interactions (shortcut, modal, share,
-buttons) are still answered by background tasks of the replica that took them.
+Fast answers (help, usage, kb search, a log too long) come back in the HTTP response. Everything else is
+acknowledged at once and posted by a job (service/jobs, service/slack/replies.py): a slash command's diagnosis or
+follow-up, and every interaction (the message shortcut, the follow-up box and modal, share, the feedback buttons
+and modal, the prompts). A job is accepted once per Slack ``trigger_id`` (a request Slack retries, or a load
+balancer sends again to another replica, finds its job), counted against the team's allowance in the same
+transaction, keeps only masked text, survives the replica that took it, is retried, and is posted once.
 """
 
 from __future__ import annotations
@@ -12,17 +13,15 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-from collections.abc import Callable
 from functools import partial
 from typing import Any
 from urllib.parse import parse_qs
 
 from anyio import to_thread
-from fastapi import APIRouter, BackgroundTasks, Request, Response
+from fastapi import APIRouter, Request, Response
 from fastapi.responses import JSONResponse
 
 from service.api import deps
-from service.api.deps import Spent, refunding
 from service.errors import BadRequest, ConfigError, TooLarge
 from service.jobs import Jobs, OverAllowance, Spend
 from service.jobs.kinds import masked_payload
@@ -30,7 +29,6 @@ from service.models import Source
 from service.pipeline import read_and_mask
 from service.settings import Settings
 from service.slack import blocks, handlers
-from service.slack.blocks import SlackMessage
 from service.slack.commands import (
     DIAGNOSIS_ID,
     Ask,
@@ -42,7 +40,7 @@ from service.slack.commands import (
     parse,
     unescape,
 )
-from service.slack.respond import check_response_url, deliver, run_job
+from service.slack.respond import check_response_url
 from service.slack.verify import verify_request
 from service.slack.webapi import SlackApi
 from service.store.accounts import USAGE_NOUNS, until_reset, utc_now
@@ -94,20 +92,6 @@ async def _signed_form(request: Request) -> dict[str, str]:
     return {k: v[0] for k, v in fields.items()}
 
 
-async def _spend(request: Request, team_id: str, kind: str) -> Spent | dict[str, Any] | None:
-    """Count one ``kind`` for the Slack workspace: what to refund if the work fails (None: nothing was
-    counted, there is no limit), or the message to send instead when its day's allowance is spent."""
-    settings = deps.settings(request)
-    limit = (settings.slack_team_daily if kind == "diagnosis" else settings.slack_team_questions_daily) or None
-    if limit is None:
-        return None
-    spent = await deps.consume(request, f"slack:{team_id or 'unknown'}", kind, limit)
-    if spent is not None:
-        return spent
-    log.info("slack workspace over its daily %s allowance", kind)
-    return blocks.quota_message(limit, USAGE_NOUNS[kind], until_reset(utc_now())[1])
-
-
 async def _reply(request: Request, team_id: str, op: dict[str, Any], key: str | None, kind: str | None) -> dict[str, Any] | None:
     """Accept a Slack reply as a job (``op`` is its payload: masked text only), counted as one ``kind`` for the Slack
     workspace when that has a limit. None when accepted (or already accepted under ``key``); the message to send
@@ -128,8 +112,16 @@ async def _reply(request: Request, team_id: str, op: dict[str, Any], key: str | 
         return blocks.quota_message(limit, USAGE_NOUNS[kind], until_reset(utc_now())[1])
     if created:
         await to_thread.run_sync(deps.queue(request.app).notify, job.id)
-    log.info("slack job %s %s", job.id, "accepted" if created else "found (a retry)")
+    log.info("slack job %s (%s) %s", job.id, op["op"], "accepted" if created else "found (a retry)")
     return None
+
+
+async def _reply_later(request: Request, team_id: str, op: dict[str, Any], key: str | None, kind: str | None = None) -> None:
+    """``_reply`` for an interaction, which answers Slack with an empty 200: when the team's allowance is spent,
+    that message is itself a job, posted where the reply would have gone."""
+    if (over := await _reply(request, team_id, op, key, kind)) is not None:
+        told = {"op": "message", "to": op["to"], "message": over}
+        await _reply(request, team_id, told, f"{key}:over" if key else None, None)
 
 
 def _key(value: object, suffix: str = "") -> str | None:
@@ -167,7 +159,7 @@ async def slash_command(request: Request) -> Response:
             url = _response_url(settings, form.get("response_url"))
             source = Source(name=handlers.PASTED_LOG_NAME, data=text.encode("utf-8"))
             masked = await to_thread.run_sync(read_and_mask, engine, [source])  # only masked text is kept
-            op = {"op": "diagnose", "response_url": url, "masked": masked_payload(masked)}
+            op = {"op": "diagnose", "to": {"response_url": url}, "masked": masked_payload(masked)}
             key = _key(form.get("trigger_id"), form.get("text", ""))
             if (over := await _reply(request, form.get("team_id", ""), op, key, "diagnosis")):
                 return JSONResponse(over)
@@ -178,7 +170,7 @@ async def slash_command(request: Request) -> Response:
             )
         case Ask(diagnosis_id=diagnosis_id, question=question):
             url = _response_url(settings, form.get("response_url"))
-            op = {"op": "ask", "response_url": url, "diagnosis_id": diagnosis_id,
+            op = {"op": "ask", "to": {"response_url": url}, "diagnosis_id": diagnosis_id,
                   "question": await to_thread.run_sync(handlers.mask_question, engine, question)}
             key = _key(form.get("trigger_id"), form.get("text", ""))
             if (over := await _reply(request, form.get("team_id", ""), op, key, "question")):
@@ -187,41 +179,42 @@ async def slash_command(request: Request) -> Response:
     return JSONResponse(message)
 
 
-def _post_ephemeral(api: SlackApi, channel: str, user: str, job: Any, what: str) -> None:
-    """Run ``job`` and show its message to ``user`` only, in ``channel`` (chat.postEphemeral)."""
-    message = run_job(job, what=what)
-    try:
-        api.call("chat.postEphemeral", channel=channel, user=user, text=message.get("text", ""), blocks=message.get("blocks"))
-    except ConfigError:
-        log.warning("slack %s: the private answer could not be posted", what)
-
-
-def _shared_card(engine: Any, diagnosis_id: str, public_url: str | None) -> SlackMessage:
-    return blocks.diagnosis_message(engine.store.get(diagnosis_id), public_url, shared=True)
-
-
 def _id_of(value: object) -> str:
     return str(value.get("id") or "") if isinstance(value, dict) else ""
 
 
-async def _message_shortcut(request: Request, background: BackgroundTasks, payload: dict[str, Any]) -> Response:
-    """ "Diagnose with crashdoc" on a message: its files and snippets (or its text) are the run; the result is private."""
+def _trigger(payload: dict[str, Any], *what: object) -> str | None:
+    """The interaction's idempotency key: its trigger_id, with its response_url (also one per invocation) and what it
+    asks for. A request Slack sends again carries all three unchanged."""
+    return _key(payload.get("trigger_id"), json.dumps([str(payload.get("response_url") or ""), *(str(w) for w in what)]))
+
+
+async def _message_shortcut(request: Request, payload: dict[str, Any]) -> Response:
+    """ "Diagnose with crashdoc" on a message: its files and snippets (or its text) are the run; the result is private.
+    The files are read by the job (only their ids are kept); a text is masked now."""
     settings, engine = deps.settings(request), deps.engine(request)
     url = _response_url(settings, payload.get("response_url"))
     found = payload.get("message")
     message: dict[str, Any] = found if isinstance(found, dict) else {}
     files = [str(f.get("id")) for f in (message.get("files") or []) if isinstance(f, dict) and f.get("id")]
-    if isinstance(spent := await _spend(request, _id_of(payload.get("team")), "diagnosis"), dict):
-        background.add_task(deliver, url, partial(dict, spent), what="allowance")
-        return Response(status_code=200)
-    job = refunding(spent, partial(handlers.diagnose_message, engine, SlackApi.from_settings(settings), files,
-                                   str(message.get("text") or ""), settings.public_url))
-    background.add_task(deliver, url, job, what="shortcut")
+    text = str(message.get("text") or "")
+    op: dict[str, Any] = {"op": "shortcut", "to": {"response_url": url}, "files": files}
+    if not files and text.strip():
+        source = Source(name=handlers.MESSAGE_LOG_NAME, data=text.encode("utf-8"))
+        op["masked"] = masked_payload(await to_thread.run_sync(read_and_mask, engine, [source]))
+    await _reply_later(request, _id_of(payload.get("team")), op, _trigger(payload, "shortcut", message.get("ts"), files), "diagnosis")
     log.info("slack shortcut diagnose (%d file(s))", len(files))
     return Response(status_code=200)
 
 
-async def _modal_submitted(request: Request, background: BackgroundTasks, payload: dict[str, Any]) -> Response:
+def _privately(settings: Settings, payload: dict[str, Any], channel: str) -> dict[str, str]:
+    """Where a modal's answer goes: to its author, privately, in the channel of the card (a modal has no response_url)."""
+    if SlackApi.from_settings(settings) is None or not channel:
+        raise BadRequest("The modal names no channel to answer in.")
+    return {"channel": channel, "user": _id_of(payload.get("user"))}
+
+
+async def _modal_submitted(request: Request, payload: dict[str, Any]) -> Response:
     """The follow-up modal's question: answered privately to its author in the channel the card was in."""
     settings, engine = deps.settings(request), deps.engine(request)
     found = payload.get("view")
@@ -232,20 +225,16 @@ async def _modal_submitted(request: Request, background: BackgroundTasks, payloa
     except (ValueError, KeyError, TypeError) as exc:
         raise BadRequest("The follow-up modal came back without its question.") from exc
     diagnosis_id, channel = str(meta.get("diagnosis") or ""), str(meta.get("channel") or "")
-    api = SlackApi.from_settings(settings)
-    if not DIAGNOSIS_ID.match(diagnosis_id) or api is None:
+    if not DIAGNOSIS_ID.match(diagnosis_id) or SlackApi.from_settings(settings) is None:
         raise BadRequest("The follow-up modal names no diagnosis.")
-    user = _id_of(payload.get("user"))
-    if isinstance(spent := await _spend(request, _id_of(payload.get("team")), "question"), dict):
-        background.add_task(_post_ephemeral, api, channel, user, partial(dict, spent), "allowance")
-        return Response(status_code=200)
-    job = refunding(spent, partial(handlers.answer_question, engine, diagnosis_id, question, settings.public_url))
-    background.add_task(_post_ephemeral, api, channel, user, job, "ask")
+    op = {"op": "ask", "to": _privately(settings, payload, channel), "diagnosis_id": diagnosis_id,
+          "question": await to_thread.run_sync(handlers.mask_question, engine, question)}
+    await _reply_later(request, _id_of(payload.get("team")), op, _trigger(payload, "modal-ask", diagnosis_id, question), "question")
     log.info("slack modal ask")
     return Response(status_code=200)  # an empty 200 closes the modal
 
 
-async def _wrong_submitted(request: Request, background: BackgroundTasks, payload: dict[str, Any]) -> Response:
+async def _wrong_submitted(request: Request, payload: dict[str, Any]) -> Response:
     """The wrong-cause modal: the entry it was and the user's words, stored; thanks privately in the channel."""
     settings, engine = deps.settings(request), deps.engine(request)
     found = payload.get("view")
@@ -258,19 +247,20 @@ async def _wrong_submitted(request: Request, background: BackgroundTasks, payloa
     except (ValueError, KeyError, TypeError, AttributeError) as exc:
         raise BadRequest("The wrong-cause modal came back without its fields.") from exc
     diagnosis_id, channel = str(meta.get("diagnosis") or ""), str(meta.get("channel") or "")
-    api = SlackApi.from_settings(settings)
-    if not DIAGNOSIS_ID.match(diagnosis_id) or api is None:
+    if not DIAGNOSIS_ID.match(diagnosis_id) or SlackApi.from_settings(settings) is None:
         raise BadRequest("The wrong-cause modal names no diagnosis.")
     if label.strip() and engine.kb.get(label.strip().lower()) is None:  # said in the modal, where it can be fixed
         return JSONResponse({"response_action": "errors", "errors": {
             blocks.WRONG_LABEL_BLOCK: "Not an encyclopedia entry id: leave it empty and say what it was below."}})
-    job = partial(handlers.feedback, engine, diagnosis_id, "wrong", label, note, settings.public_url)
-    background.add_task(_post_ephemeral, api, channel, _id_of(payload.get("user")), job, "feedback")
+    note = await to_thread.run_sync(handlers.mask_question, engine, note) if note.strip() else ""  # the job keeps it masked
+    op = {"op": "feedback", "to": _privately(settings, payload, channel), "diagnosis_id": diagnosis_id,
+          "verdict": "wrong", "label": label, "note": note}
+    await _reply_later(request, _id_of(payload.get("team")), op, _trigger(payload, "modal-wrong", diagnosis_id, label, note))
     return Response(status_code=200)
 
 
 @router.post("/interactions", summary="Slack interactivity (buttons, the follow-up modal, the message shortcut)")
-async def interaction(request: Request, background: BackgroundTasks) -> Response:
+async def interaction(request: Request) -> Response:
     form = await _signed_form(request)
     try:
         payload = json.loads(form.get("payload", ""))
@@ -279,16 +269,17 @@ async def interaction(request: Request, background: BackgroundTasks) -> Response
     if not isinstance(payload, dict):
         return Response(status_code=200)
     if payload.get("type") == "message_action" and payload.get("callback_id") == blocks.SHORTCUT_DIAGNOSE:
-        return await _message_shortcut(request, background, payload)
+        return await _message_shortcut(request, payload)
     view = payload.get("view")
     if payload.get("type") == "view_submission" and isinstance(view, dict) and view.get("callback_id") == blocks.MODAL_ASK:
-        return await _modal_submitted(request, background, payload)
+        return await _modal_submitted(request, payload)
     if payload.get("type") == "view_submission" and isinstance(view, dict) and view.get("callback_id") == blocks.MODAL_WRONG:
-        return await _wrong_submitted(request, background, payload)
+        return await _wrong_submitted(request, payload)
     if payload.get("type") != "block_actions":
         return Response(status_code=200)  # other shortcuts, views: nothing crashdoc offers
     settings, engine = deps.settings(request), deps.engine(request)
     api = SlackApi.from_settings(settings)
+    team = _id_of(payload.get("team"))
     channel = _id_of(payload.get("channel")) or _id_of((payload.get("container") or {}) if isinstance(payload.get("container"), dict) else None)
     for action in payload.get("actions") or []:
         if not isinstance(action, dict):
@@ -299,12 +290,11 @@ async def interaction(request: Request, background: BackgroundTasks) -> Response
             if not DIAGNOSIS_ID.match(diagnosis_id):
                 raise BadRequest("The share button names no diagnosis.")
             url = _response_url(settings, payload.get("response_url"))
-            job: Callable[[], SlackMessage]
-            if api is not None and channel:
-                job = partial(handlers.share, engine, api, diagnosis_id, channel, settings.public_url)
-            else:  # no bot token: the channel's copy goes through the button's response_url (the stored, masked card)
-                job = partial(_shared_card, engine, diagnosis_id, settings.public_url)
-            background.add_task(deliver, url, job, what="share")
+            # With a bot token: the card and its details posted to the channel. Without: the stored, masked card
+            # through the button's response_url.
+            op = {"op": "share", "to": {"response_url": url}, "diagnosis_id": diagnosis_id,
+                  "channel": channel if api is not None else ""}
+            await _reply_later(request, team, op, _trigger(payload, action_id, diagnosis_id))
             log.info("slack interaction share")
         elif action_id in (blocks.ACTION_RIGHT, blocks.ACTION_WRONG):
             diagnosis_id = str(action.get("value") or "")
@@ -317,8 +307,8 @@ async def interaction(request: Request, background: BackgroundTasks) -> Response
                 continue
             url = _response_url(settings, payload.get("response_url"))
             verdict = "right" if action_id == blocks.ACTION_RIGHT else "wrong"
-            job = partial(handlers.feedback, engine, diagnosis_id, verdict, None, None, settings.public_url)
-            background.add_task(deliver, url, job, what="feedback")
+            op = {"op": "feedback", "to": {"response_url": url}, "diagnosis_id": diagnosis_id, "verdict": verdict}
+            await _reply_later(request, team, op, _trigger(payload, action_id, diagnosis_id))
             log.info("slack interaction feedback %s", verdict)
         elif action_id == blocks.ACTION_FOLLOWUP:
             diagnosis_id = str(action.get("value") or "")
@@ -331,8 +321,9 @@ async def interaction(request: Request, background: BackgroundTasks) -> Response
                 log.info("slack interaction follow-up modal")
                 continue
             url = _response_url(settings, payload.get("response_url"))
-            prompt = partial(blocks.followup_prompt, diagnosis_id, DEFAULT_COMMAND, settings.max_question_chars)
-            background.add_task(deliver, url, prompt, what="follow-up prompt")
+            prompt = blocks.followup_prompt(diagnosis_id, DEFAULT_COMMAND, settings.max_question_chars)
+            op = {"op": "message", "to": {"response_url": url}, "message": prompt}
+            await _reply_later(request, team, op, _trigger(payload, action_id, diagnosis_id))
             log.info("slack interaction follow-up prompt")
         elif action_id == blocks.ACTION_ASK:
             diagnosis_id = str(action.get("block_id") or "").removeprefix(blocks.ASK_BLOCK_PREFIX)
@@ -340,11 +331,9 @@ async def interaction(request: Request, background: BackgroundTasks) -> Response
                 raise BadRequest("The question box names no diagnosis.")
             url = _response_url(settings, payload.get("response_url"))
             question = str(action.get("value") or "")
-            if isinstance(spent := await _spend(request, _id_of(payload.get("team")), "question"), dict):
-                background.add_task(deliver, url, partial(dict, spent), what="allowance")
-                continue
-            job = refunding(spent, partial(handlers.answer_question, engine, diagnosis_id, question, settings.public_url))
-            background.add_task(deliver, url, job, what="ask")
+            op = {"op": "ask", "to": {"response_url": url}, "diagnosis_id": diagnosis_id,
+                  "question": await to_thread.run_sync(handlers.mask_question, engine, question)}
+            await _reply_later(request, team, op, _trigger(payload, action_id, diagnosis_id, question), "question")
             log.info("slack interaction ask")
         # ACTION_OPEN (a link button) and anything else: Slack reports the click; nothing to do.
     return Response(status_code=200)

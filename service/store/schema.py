@@ -169,6 +169,11 @@ class JobRow(Base):
     run_after: Mapped[datetime] = mapped_column(DateTime(timezone=True))  # not before (backoff)
     lease_until: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)  # a running claim
     delivered_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)  # reply posted
+    # The request behind ``key`` (migration 0008): the same key with another request is refused, not taken for a retry.
+    fingerprint: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    # JSON: the attempts' side effects, {step: "started" | "done" | a kept value}; a step found "started" by a later
+    # attempt was under way when its process died, and is not done again (service/jobs/kinds.py).
+    steps: Mapped[str | None] = mapped_column(Text, nullable=True)
 
     __table_args__ = (Index("ux_jobs_scope_key", "scope", "key", unique=True), Index("ix_jobs_due", "status", "run_after"))
 
