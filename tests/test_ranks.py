@@ -488,12 +488,13 @@ def test_near_misses_name_no_rank(lines, rank):
         ({"train_dot_log": ["world_size=2", "RuntimeError: cublas runtime error : the GPU program failed to execute at THCBlas.cu:331",
                             "subprocess.CalledProcessError: Command '['/opt/conda/bin/python', '-u', 'run_squad.py', '--local_rank=1', "
                             "'--do_train']' returned non-zero exit status 1."]}, 1),
-        # DeepSpeed's launcher names the local rank it found exited, on a host whose ranks the mapping gives
+        # DeepSpeed's launcher prints the command of the LAST process it spawned (launch.py's sigkill_handler logs its loop
+        # variable), whichever exited: its --local_rank names nobody, and the host's line names no local rank either
         ({"pdsh_dot_log": ["worker-1: [INFO] [launch.py:162:main] global_rank_mapping=defaultdict(<class 'list'>, "
                            "{'worker-0': [0, 1, 2, 3], 'worker-1': [4, 5, 6, 7]})",
                            "worker-1: ImportError: libstdc++.so.6: version `GLIBCXX_3.4.29' not found",
                            "worker-1: [2024-04-09 22:03:33,282] [ERROR] [launch.py:321:sigkill_handler] ['/usr/bin/python', '-u', "
-                           "'pretrain.py', '--local_rank=2', '--deepspeed'] exits with return code = 1"]}, 6),
+                           "'pretrain.py', '--local_rank=3', '--deepspeed'] exits with return code = 1"]}, None),
         # gloo: every rank but one saw its peer hang up; that one's own error went to a redirected file
         ({"console_dot_log": ["world_size=4", *(f"[rank{r}]: RuntimeError: [../third_party/gloo/gloo/transport/tcp/pair.cc:553] "
                                                f"Connection closed by peer [127.0.0.1]:6368{r}" for r in (0, 1, 3))]}, 2),
@@ -514,6 +515,8 @@ def test_launchers_name_the_rank_when_the_lines_do_not(named, rank):
     ("line", "rank"),
     [
         ("[rank4] 2024-05-14 08:02:42,004 INFO epoch 0 step 50/8383 loss 7.4031", 4),  # a script's logger
+        ("[rank 3] scoring 504 utterances (8 batches)", 3),  # ... with a space
+        ("[rank 3]scoring", None),
         ("[rank4]x not a prefix", None),
         ("[ranks 4] RuntimeError: boom", None),
     ],
@@ -549,3 +552,60 @@ def test_an_error_that_explains_the_others_comes_first(lines, rank, collateral):
     facts = extract_facts(one_file("[2024-08-30 22:15:01,000] [INFO] [launch.py:256:main] world_size=2", *lines))
     assert facts.initiating_rank == rank, facts.notes
     assert {c.text for c in facts.collateral} == collateral
+
+
+# --- the first failure names no rank: what the rest of the log says (service/facts/unnamed.py), each with a near miss ---
+
+AGENT = "W1003 03:13:56.761658 77410 torch/distributed/elastic/agent/server/api.py:696] Received 1 death signal, shutting down workers"
+STOPS = "W1003 03:13:56.763658 77410 torch/distributed/elastic/multiprocessing/api.py:897] Sending process {pid} closing signal SIGHUP"
+NCCL_INIT = "h100-a0{n}:{pid}:77734 [{local}] NCCL INFO comm 0x55dce74e9b86 rank {rank} nranks 4 cudaDev {local} busId 18000 commId 0xd9 - Init COMPLETE"
+PEER_RANK = ("[rank{r}]:[E1003 03:14:04.765579272 ProcessGroupNCCL.cpp:1515] [PG 0 (default_pg) Rank {r}] Process group watchdog "
+             "thread terminated with exception: NCCL error: remote process exited or there was a network error, NCCL version 2.20.5")
+NET_IB = "h100-a02:51921:52132 [1] transport/net_ib.cc:1696 NCCL WARN NET/IB : Got completion from peer 10.1.0.11<52969> with error 12, opcode 0, len 0, vendor err 129 (Recv)"
+GLOO_SIZE = ("  what():  [enforce fail at /__w/pytorch/pytorch/third_party/gloo/gloo/transport/tcp/pair.cc:456] op.preamble.length <= "
+             "op.nbytes. 224 vs 216. Received data size doesn't match expected size. Is there a distributed collective mismatch?")
+CUT_TRACEBACK = ["Traceback (most recent call last):", '  File "/workspace/sft.py", line 264, in <module>', "    main()",
+                 '  File "/workspace/sft.py", line 239, in main', "    engine.step()"]
+
+
+@pytest.mark.parametrize(
+    ("named", "rank"),
+    [
+        # torchrun's agent on node 0 got SIGHUP (its SSH session closed) and stopped its own workers, ranks 0-1, before node 1's
+        # ranks saw their peers vanish
+        ({"node0_dot_log": [NCCL_INIT.format(n=1, pid=77430, local=0, rank=0), NCCL_INIT.format(n=1, pid=77431, local=1, rank=1),
+                            AGENT, STOPS.format(pid=77430), STOPS.format(pid=77431)],
+          "node1_dot_log": [NCCL_INIT.format(n=2, pid=51920, local=0, rank=2), NCCL_INIT.format(n=2, pid=51921, local=1, rank=3),
+                            NET_IB, PEER_RANK.format(r=3)]}, 0),
+        # near miss: the workers it signals are no process the log ties to a rank: nothing is claimed from them
+        ({"node0_dot_log": [AGENT, STOPS.format(pid=77430)]}, None),
+        # rank 0 alone runs the store server, and only the server waits for the other ranks to join
+        ({"pdsh_dot_log": ["gpu-a: torch.distributed.DistStoreError: Timed out after 1800 seconds waiting for clients. 24/32 clients joined."]}, 0),
+        # near miss: a client's timeout names no rank
+        ({"pdsh_dot_log": ["gpu-b: torch.distributed.DistNetworkError: The client socket has timed out after 1800000ms while trying to "
+                           "connect to (gpu-a, 29600)."]}, None),
+        # NCCL names the reporting rank first ("rank %d and rank %d", rank then the peer it collides with: init.cc, read in the
+        # 2.18.1 binary): the first traceback is rank 1's
+        ({"run_dot_log": ["world_size=4", "torch.distributed.DistBackendError: NCCL error in: ../torch/csrc/distributed/c10d/"
+                          "ProcessGroupNCCL.cpp:1331, invalid usage (run with NCCL_DEBUG=WARN for details), NCCL version 2.18.1",
+                          "Last error:", "Duplicate GPU detected : rank 1 and rank 0 both on CUDA device 1000"]}, 1),
+        # two ranks, two tracebacks cut before their error lines, nothing naming a rank: every rank raised; rank 0 is reported
+        ({"ds_dot_log": ["dist_world_size=2", "world_size=2", *CUT_TRACEBACK, *CUT_TRACEBACK]}, 0),
+        # near miss: one process's chained exception prints two tracebacks
+        ({"ds_dot_log": ["world_size=2", *CUT_TRACEBACK, "RuntimeError: boom", "",
+                         "During handling of the above exception, another exception occurred:", "", *CUT_TRACEBACK]}, None),
+        # gloo's size check on a collective, and one rank whose own line differs from the others' in a number: its data is odd
+        ({"eval_dot_log": ["[rank 0] scoring 502 utterances (8 batches)", "[rank 2] scoring 502 utterances (8 batches)",
+                           "[rank 3] scoring 504 utterances (8 batches)", "[rank 1] scoring 502 utterances (8 batches)",
+                           "terminate called after throwing an instance of 'gloo::EnforceNotMet'", GLOO_SIZE]}, 3),
+        # near miss: the ranks' lines differ on two ranks: no odd one
+        ({"eval_dot_log": ["[rank 0] scoring 502 utterances (8 batches)", "[rank 2] scoring 503 utterances (8 batches)",
+                           "[rank 3] scoring 504 utterances (8 batches)", "[rank 1] scoring 502 utterances (8 batches)",
+                           "terminate called after throwing an instance of 'gloo::EnforceNotMet'", GLOO_SIZE]}, None),
+    ],
+    ids=["agent-signalled", "agent-signalled-unknown-pids", "store-server-waits", "store-client", "duplicate-gpu-reporter",
+         "every-rank-raised", "chained-exception", "odd-sized-rank", "no-odd-rank"],
+)
+def test_what_the_log_says_when_the_first_failure_names_no_rank(named, rank):
+    facts = extract_facts(files(**named))
+    assert facts.initiating_rank == rank, facts.notes

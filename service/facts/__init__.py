@@ -4,7 +4,8 @@
     -> rule matches (hits.py over the rules/ registry; literals.py skips patterns a line cannot match)
     -> the rank timeline (ranks.py: who printed a line; events.py: what kind of error; timeline.py: in what order)
     -> Flight Recorder dumps among the files (flight_recorder.py: the rank that never entered the collective)
-    -> the initiating rank and its collateral -> rule strengths weighed by the timeline
+    -> the initiating rank and its collateral (unnamed.py: what the rest of the log says when the first failure names no rank)
+    -> rule strengths weighed by the timeline
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from service.facts.flight_recorder import FlightReport
 from service.facts.flight_recorder import analyze as analyze_flight_recorder
 from service.facts.hits import match_rules, strong_lines, weigh_by_timeline
 from service.facts.literals import LiteralIndex, TrigramMemo
-from service.facts.ranks import rank_map
+from service.facts.ranks import RankMap, rank_map
 from service.facts.sources import FACT_RULES
 from service.facts.timeline import (
     Timeline,
@@ -28,6 +29,7 @@ from service.facts.timeline import (
     scan,
     silent_rank,
 )
+from service.facts.unnamed import agent_stopped_ranks, every_rank_raised, odd_sized_rank
 from service.models import Collateral, ErrorEvent, Fact, Facts, MaskedLog
 
 __all__ = ["extract_facts"]
@@ -72,7 +74,7 @@ def _extract_values(log: MaskedLog, memo: TrigramMemo) -> dict[str, Fact]:
     return values
 
 
-def _initiating_rank(tl: Timeline, first: ErrorEvent | None, strong: set[tuple[str, int]],
+def _initiating_rank(log: MaskedLog, rm: RankMap, tl: Timeline, first: ErrorEvent | None, strong: set[tuple[str, int]],
                      world_size: int | None, fr: FlightReport | None, notes: list[str]) -> int | None:
     """The rank of the first failure; when it names none, what the other ranks and the launcher say.
 
@@ -98,6 +100,10 @@ def _initiating_rank(tl: Timeline, first: ErrorEvent | None, strong: set[tuple[s
             return root.rank
         return first.ref.rank
     if first is not None:
+        reading = agent_stopped_ranks(log.files, first, rm) or odd_sized_rank(log.files, first, rm)
+        if reading is not None:
+            notes.append(reading.note)
+            return reading.rank
         ranked = first_ranked(tl.events, strong)
         if ranked is not None:
             notes.append(f"the first error names no rank; rank {ranked.ref.rank} is the first rank with a matching error "
@@ -122,6 +128,9 @@ def _initiating_rank(tl: Timeline, first: ErrorEvent | None, strong: set[tuple[s
     if first is not None and world_size and world_size > 1 and len(same) >= world_size:
         notes.append(f"all {world_size} ranks printed the same error ({first.ref.text[:80]}); rank 0 is reported")
         return 0
+    if (reading := every_rank_raised(log.files, world_size, first)) is not None:
+        notes.append(reading.note)
+        return reading.rank
     return None
 
 
@@ -171,7 +180,7 @@ def extract_facts(log: MaskedLog) -> Facts:
     fr = analyze_flight_recorder(log.files, rm.by_file.get)
     if fr is not None:
         _flight_recorder_facts(fr, values)
-    initiating_rank = _initiating_rank(tl, first, strong, world_size, fr, notes)
+    initiating_rank = _initiating_rank(log, rm, tl, first, strong, world_size, fr, notes)
     if not tl.ranks_seen and initiating_rank is None:
         notes.append("no rank information in the log: treated as a single process")
     hits = weigh_by_timeline(raw_hits, hit_ranks, tl.events, first, initiating_rank)

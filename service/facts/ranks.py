@@ -28,6 +28,8 @@ _RANK_PREFIXES: tuple[re.Pattern[str], ...] = (
     re.compile(_HOST + r"\[\d+,(\d+)\]<std(?:out|err)>:"),
     # Lightning: "[rank: 3] Seed set to 42"
     re.compile(_HOST + r"\[rank: (\d+)\]"),
+    # a script's logger with a space: "[rank 3] scoring 504 utterances (8 batches)"
+    re.compile(_HOST + r"\[rank (\d+)\] "),
     # hand-rolled and masked host:rank prefixes: "[node-1:3] ...", "[<HOST_1>:3]: ..."
     re.compile(r"\[[\w<>.-]+:(\d+)\]:? "),
     # loguru / custom formats: "rank=3 | ...", "[RANK 3] ...", "Rank 3: ..."
@@ -56,9 +58,12 @@ _ONE_VISIBLE_DEVICE = re.compile(r"\bCUDA_VISIBLE_DEVICES=['\"]?(\d+)\b(?![,\d])
 # The rank a message names about itself: "[Rank 3] Watchdog caught ...", "[PG 0 (default_pg) Rank 3]", torch >= 2.5
 # "[PG ID 0 PG GUID 0(default_pg) Rank 3] Watchdog caught ...", "global_rank=3",
 # DDP "Parameters which did not receive grad for rank 3:", "NCCL communicator was aborted on rank 3",
-# Open MPI "mpirun noticed that process rank 11 with PID 48213 on node gpu-b07 exited on signal 9 (Killed)."
+# Open MPI "mpirun noticed that process rank 11 with PID 48213 on node gpu-b07 exited on signal 9 (Killed).",
+# NCCL's init, each rank naming itself first (init.cc: WARN(..., rank, i, busId)): "Duplicate GPU detected : rank 1 and rank 0
+# both on CUDA device 1000"
 RANK_IN_MESSAGE = re.compile(
     r"\[(?:PG (?:ID )?\d+ (?:PG GUID \S+ )?(?:\([^)]*\) )?)?Rank (\d+)\]|\bglobal[_ ]rank[ =:]+(\d+)\b|did not receive grad for rank (\d+)|\bon rank (\d+)\b|^\S*\s*rank=(\d+)\b|\bprocess rank (\d+) with PID\b"
+    r"|Duplicate GPU detected : rank (\d+) and rank \d+ both on"
 )
 
 # Per-rank files: "rank_3.log", "rank-3.out", "worker3.log", "proc_3.txt", "gpu3.log", Open MPI "1/rank.3/stderr"
@@ -90,6 +95,10 @@ _PER_NODE = re.compile(r"(?:nproc[_-]per[_-]node|num_local_procs|local_world_siz
 _TP_SIZE = re.compile(r"tensor_parallel_size=(\d+)")
 # torchrun's agent names a LOCAL rank: "failed (exitcode: 1) local_rank: 1 (pid: 3102) of binary: /usr/local/bin/python"
 _AGENT_LOCAL = re.compile(r"failed \(exitcode: -?\d+\) local_rank: (\d+) \(pid:")
+# DeepSpeed's launcher on the first process it found exited prints the command of the LAST process it spawned (launch.py's
+# sigkill_handler logs the loop variable ``cmd``; read in 0.9.5, 0.16.4 and 0.19.8), so its --local_rank names no failed rank:
+# "[ERROR] [launch.py:321:sigkill_handler] ['/usr/bin/python', '-u', 'train.py', '--local_rank=7', ...] exits with return code = 1"
+_DS_LAST_COMMAND = re.compile(r"sigkill_handler\] \[.*\] exits with return code = -?\d+")
 _TORCHRUN_HINT = re.compile(r"torch\.distributed\.elastic|torch/distributed/(?:run|elastic)|\btorchrun\b|\[default\d+\]:")
 
 # Timestamps: "2024-05-01 12:00:03,123", "2024-05-01T12:00:03.123Z", torchrun's summary "2024-05-01_12:00:03",
@@ -198,6 +207,8 @@ class RankMap:
 
     def rank_of(self, file: str, text: str) -> int | None:
         """The global rank that printed ``text`` in ``file``, or None when nothing says."""
+        if "sigkill_handler" in text and _DS_LAST_COMMAND.search(text):
+            return None  # the launcher's line about the LAST command it spawned, whichever process failed
         numeric = file in self.numeric_files and file not in self.node_files
         rank = line_rank(text, numeric=numeric)
         local = _TORCHRUN_LOCAL.match(text)

@@ -4,7 +4,7 @@ Every error line becomes an event, classified by ``ERROR_PATTERNS`` as a cause c
 (with why). Events are ordered by timestamp where lines have one (a line without inherits the last one
 seen in its file) and by position otherwise. The initiating rank is the rank of the first non-collateral
 event; when that event names no rank, the launchers' own summaries decide (torchrun's error files and its
-"Root Cause (first observed failure)" block, DeepSpeed's and srun's exit lines), and for a pure collective
+"Root Cause (first observed failure)" block, srun's exit lines; not DeepSpeed's, which names its last command), and for a pure collective
 timeout the one rank that never reported the timeout.
 """
 
@@ -37,16 +37,15 @@ _AGENT_FAILED = re.compile(r"failed \(exitcode: (-?\d+)\) local_rank: (\d+) \(pi
 # first failed one: "subprocess.CalledProcessError: Command '['/usr/bin/python', '-u', 'train.py', '--local_rank=1', ...]'
 # returned non-zero exit status 1."
 _LAUNCH_FAILED = re.compile(r"subprocess\.CalledProcessError: Command '\[.*?'--local_rank=(\d+)'")
-# DeepSpeed's launcher, on the first of its processes it found exited (then it kills the rest):
-# "[ERROR] [launch.py:321:sigkill_handler] ['/usr/bin/python', '-u', 'pretrain.py', '--local_rank=5', ...] exits with return code = 1"
-_DS_EXITED = re.compile(r"sigkill_handler\] \[.*?'--local_rank=(\d+)'.*\] exits with return code = -?\d+")
 # Contexts that name the rank of the traceback that follows: mp.spawn "-- Process 1 terminated with the following error:",
 # Ray "ray.exceptions.RayTaskError(RuntimeError): ray::_RayTrainWorker__execute.get_next() (pid=18301, ip=...)"
 _SPAWN_CONTEXT = re.compile(r"-- Process (\d+) terminated with the following error")
 _RAY_CONTEXT = re.compile(r"RayTaskError\(\w*\): ray::\S+ \(pid=(\d+)")
 # Only rank 0 starts the c10d TCPStore server (env:// rendezvous; torchrun's agent starts its own, outside any rank):
-# "The server socket has failed to listen on any local network address" / "failed to bind to [::]:29500"
-_STORE_SERVER = re.compile(r"The server socket has failed to (?:listen|bind)")
+# "The server socket has failed to listen on any local network address" / "failed to bind to [::]:29500", and only the
+# server waits for the others (TCPStore with is_master, torch 2.13 checked): "torch.distributed.DistStoreError: Timed out
+# after 1800 seconds waiting for clients. 24/32 clients joined."
+_STORE_SERVER = re.compile(r"The server socket has failed to (?:listen|bind)|waiting for clients\. \d+/\d+ clients joined")
 _TRACEBACK_START = re.compile(r"Traceback \(most recent call last\):\s*$")
 # the rank a desync report or a monitored barrier names: "Rank 5 failed to pass monitoredBarrier", "Ranks 5, 6 failed to pass"
 _NAMED_CULPRIT = re.compile(r"Ranks? (\d+)(?:, \d+)* failed to pass monitoredBarrier|Rank (\d+) is not joining")
@@ -429,15 +428,15 @@ def _compact_entries(f: MaskedFile, i: int, text: str, found: list[re.Match[str]
 
 def agent_failures(events: list[ErrorEvent]) -> list[RootCause]:
     """torchrun's agent line "failed (exitcode: N) local_rank: R" (the first exit it saw, a tie broken by local rank)
-    and the older launcher's CalledProcessError: what the launcher names when the ranks' own lines name nobody."""
+    and the older launcher's CalledProcessError: what the launcher names when the ranks' own lines name nobody.
+
+    DeepSpeed's "[...'--local_rank=7'...] exits with return code = 1" is not among them: it prints the command of the
+    last process it spawned, whichever process exited (launch.py's sigkill_handler)."""
     out: list[RootCause] = []
     for e in events:
         if e.kind in ("launcher-summary", "killed") and (m := _AGENT_FAILED.search(e.ref.text)):
             rank = e.ref.rank if e.ref.rank is not None else int(m.group(2))
             out.append(RootCause(rank, e.ref, "torchrun's agent ('failed (exitcode: ...) local_rank: ...')", informative=False))
-        elif e.kind == "launcher-summary" and (m := _DS_EXITED.search(e.ref.text)):
-            rank = e.ref.rank if e.ref.rank is not None else int(m.group(1))  # with a host prefix, the host's first rank + local
-            out.append(RootCause(rank, e.ref, "DeepSpeed's launcher ('... exits with return code')", informative=False))
         elif e.kind == "launcher-summary" and (m := _LAUNCH_FAILED.search(e.ref.text)):
             out.append(RootCause(int(m.group(1)), e.ref, "torch.distributed.launch's CalledProcessError", informative=False))
     return out
