@@ -14,6 +14,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from functools import cached_property
+from itertools import compress
 from typing import TYPE_CHECKING
 
 from retrieval.embed import Encoder, export_dir, get_encoder, identity_of, is_exported
@@ -131,12 +132,16 @@ def mask_selected(run: RawRun, masker: Masker | None = None, state: MaskState | 
     but only the kept lines are masked (a line left empty costs nothing)."""
     masker = masker or get_masker()
     state = state or MaskState()
-    masked = [([mask_line(line, masker, state) if line else line for line in f.lines], mask_segment(f.name, masker, state), f.dropped)
-              for f in run.files]
+    masked: list[tuple[list[str], list[int], str, int]] = []
+    for f in run.files:
+        lines = list(f.lines)
+        kept = list(compress(range(len(lines)), lines))  # the selected lines: a big run's list is nearly all empty
+        for i in kept:
+            lines[i] = mask_line(lines[i], masker, state)
+        masked.append((lines, kept, mask_segment(f.name, masker, state), f.dropped))
     files: list[MaskedFile] = []
-    for lines, name, dropped in masked:
+    for lines, kept, name, dropped in masked:
         if state.learned:  # a name learned late (SLURM_JOB_USER=mchen on line 900) is masked on the lines before it too
-            kept = [i for i, line in enumerate(lines) if line]
             for i, line in zip(kept, state.sweep([lines[i] for i in kept]), strict=True):
                 lines[i] = line
         files.append(MaskedFile(name=name, lines=lines, dropped=dropped))

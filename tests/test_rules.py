@@ -556,3 +556,16 @@ def test_literal_index_is_case_insensitive_and_keeps_unfilterable_patterns():
     index = LiteralIndex([("cublas_status_",), (), ("nccl warn",)])
     assert index.candidates("RuntimeError: CUBLAS_STATUS_EXECUTION_FAILED".lower()) == [0, 1]
     assert index.candidates("nothing here") == [1]
+
+
+def test_literal_index_finds_exactly_the_literals_a_substring_test_finds():
+    """The RE2 set reports every literal the line holds (overlapping ones, punctuation, non-ASCII, a literal
+    inside another) and none it does not: the same answer as ``lit in line`` for every pattern."""
+    sets = [lits for _, _, lits in _PATTERNS] + [("a.b",), ("(x)", "é€"), ("nccl", "nccl warn"), ("\\n[",), ("cl w",)]
+    index = LiteralIndex(sets)
+    lines = [line for _, ls in FIRES + NEAR_MISSES for line in _lines(ls)]
+    lines += ["axb a.b", "(x) é€ nccl warn", "literal \\n[ here", "NCCL WARN", "", "ab"]
+    for text in lines:
+        low = text.lower()
+        want = [i for i, lits in enumerate(sets) if not lits or any(lit in low for lit in lits)]
+        assert index.candidates(low) == want, text[:80]

@@ -121,8 +121,8 @@ _COLLATERAL_ORDER = ("collective-timeout", "peer-gone", "aborted", "scheduler", 
 def _fatal_line(log: MaskedLog, kinds: dict[str, TriageKind]) -> LineRef | None:
     """The first line a triage kind names as fatal (in the order of the files), for a log without a cause event."""
     for f in log.files:
-        for n, text in enumerate(f.lines, start=1):
-            if text and not _NOISE.search(text) and matching_kind(_strip(text), kinds):
+        for n, text in f.numbered():
+            if not _NOISE.search(text) and matching_kind(_strip(text), kinds):
                 return LineRef(file=f.name, line=n, text=text)
     return None
 

@@ -16,7 +16,7 @@ from service.facts.derived import derive
 from service.facts.flight_recorder import FlightReport
 from service.facts.flight_recorder import analyze as analyze_flight_recorder
 from service.facts.hits import match_rules, strong_lines, weigh_by_timeline
-from service.facts.literals import LiteralIndex, TrigramMemo
+from service.facts.literals import LiteralIndex
 from service.facts.ranks import RankMap, rank_map
 from service.facts.sources import FACT_RULES
 from service.facts.timeline import (
@@ -42,20 +42,20 @@ def _unique_lines(log: MaskedLog) -> Iterator[tuple[str, int, str]]:
     """(file, line number, text) for the first occurrence of each distinct text."""
     seen: set[str] = set()
     for f in log.files:
-        for i, text in enumerate(f.lines, start=1):
+        for i, text in f.numbered():
             if text in seen or not text.strip():
                 continue
             seen.add(text)
             yield f.name, i, text
 
 
-def _extract_values(log: MaskedLog, memo: TrigramMemo) -> dict[str, Fact]:
+def _extract_values(log: MaskedLog) -> dict[str, Fact]:
     """Line facts: ``first`` keeps the first line, ``last`` the latest, ``best`` the highest-priority rule anywhere."""
     values: dict[str, Fact] = {}
     best_index: dict[str, int] = {}
     for file, line, text in _unique_lines(log):
         lowered = text[:2000].lower()
-        for index in _FACT_INDEX.candidates(lowered, memo[lowered]):
+        for index in _FACT_INDEX.candidates(lowered):
             rule = FACT_RULES[index]
             if rule.keep == "first" and rule.fact in values:
                 continue
@@ -167,12 +167,11 @@ def _collateral(tl: Timeline, first: ErrorEvent | None, initiating_rank: int | N
 
 def extract_facts(log: MaskedLog) -> Facts:
     """Stage entry point."""
-    memo = TrigramMemo()
-    values = _extract_values(log, memo)
+    values = _extract_values(log)
     world = values.get("world_size")
     world_size = int(world.value) if world and world.value.isdigit() else None
     rm = rank_map(log.files, world_size)
-    raw_hits, hit_ranks = match_rules(log, values, rm.rank_of, memo)
+    raw_hits, hit_ranks = match_rules(log, values, rm.rank_of)
     tl = scan(log.files, rm)
     strong = strong_lines(raw_hits)
     first = first_failure(tl.events, strong)

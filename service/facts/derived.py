@@ -67,9 +67,8 @@ def _bytes(figure: str) -> float | None:
 def _lines(log: MaskedLog) -> Iterator[tuple[str, int, str]]:
     """The non-empty lines (no derived fact reads an empty one; the prefilter leaves millions of them)."""
     for f in log.files:
-        for i, text in enumerate(f.lines, start=1):
-            if text:
-                yield f.name, i, text
+        for i, text in f.numbered():
+            yield f.name, i, text
 
 
 def _fact(name: str, value: str, file: str, line: int, source: str) -> Fact:
@@ -81,7 +80,7 @@ def _gpu_count(log: MaskedLog) -> Fact | None:
     for f in log.files:
         seen: set[int] = set()
         first_line = 0
-        for i, text in enumerate(f.lines, start=1):
+        for i, text in f.numbered():
             if "GPU" not in text and "|" not in text and ", " not in text:
                 continue
             for pattern in _GPU_ROWS:
@@ -201,7 +200,7 @@ def _failure_step(log: MaskedLog) -> Fact | None:
 
 def _json_precision(log: MaskedLog) -> Fact | None:
     for f in log.files:
-        for i, text in enumerate(f.lines, start=1):
+        for i, text in f.numbered():
             if '"' not in text or not (m := _JSON_PRECISION.match(text)):
                 continue
             for after in f.lines[i : i + 3]:

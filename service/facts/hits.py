@@ -12,7 +12,7 @@ import re
 from collections.abc import Callable
 
 from service import linear_regex
-from service.facts.literals import LiteralIndex, TrigramMemo, required_literals
+from service.facts.literals import LiteralIndex, required_literals
 from service.facts.rules import RULES, Rule
 from service.models import ErrorEvent, Fact, LineRef, MaskedLog, RuleHit
 
@@ -53,20 +53,20 @@ def _boosted(
 
 
 def match_rules(
-    log: MaskedLog, values: dict[str, Fact], rank_at: Callable[[str, str], int | None], memo: TrigramMemo | None = None
+    log: MaskedLog, values: dict[str, Fact], rank_at: Callable[[str, str], int | None]
 ) -> tuple[list[RuleHit], dict[str, set[int | None]]]:
     """Every rule whose pattern matches a line, with its needs, unless and boosts applied; and each rule's ranks."""
     matched: dict[str, list[LineRef]] = {}
     ranks: dict[str, set[int | None]] = {}
     for f in log.files:
         seen: set[str] = set()
-        for i, text in enumerate(f.lines, start=1):
+        for i, text in f.numbered():
             if text in seen or len(text) > 20_000:
                 continue
             seen.add(text)
             fired: list[Rule] = []
             lowered = text.lower()
-            for index in _INDEX.candidates(lowered, memo[lowered] if memo is not None else None):
+            for index in _INDEX.candidates(lowered):
                 rule, pattern, _ = _PATTERNS[index]
                 if (
                     (not fired or fired[-1] is not rule)
@@ -84,7 +84,7 @@ def match_rules(
                     refs.append(LineRef(file=f.name, line=i, rank=rank, text=text.strip()[:500]))
     if not matched:
         return [], ranks
-    full_text = "\n".join(line for f in log.files for line in f.lines)
+    full_text = "\n".join("\n".join(f.lines) for f in log.files)
     cache: dict[tuple[str, str | None], bool] = {}
 
     def contains(pattern: str, not_with: str | None = None) -> bool:

@@ -14,6 +14,8 @@ from re import _constants as sre_constants  # type: ignore[attr-defined]  # requ
 from re import _parser as sre_parse  # type: ignore[attr-defined]
 from typing import Any
 
+import re2
+
 _MIN = 3  # shorter literals filter nothing
 _LITERAL = sre_constants.LITERAL
 _SUBPATTERN = sre_constants.SUBPATTERN
@@ -100,44 +102,46 @@ def requirements(pattern: str, flags: int = 0) -> tuple[tuple[str, ...], ...]:
     return tuple(tuple(sorted(c)) for c in ranked)
 
 
-def trigrams(lowered: str) -> frozenset[str]:
-    """Every three-character window of a line (what ``LiteralIndex.candidates`` looks up)."""
-    return frozenset(lowered[i : i + 3] for i in range(len(lowered) - 2))
+def _literal_pattern(literal: str) -> str:
+    """An RE2 pattern matching exactly ``literal``: ASCII letters and digits as they are, every other character
+    as ``\\x{HEX}`` (no escape rules of either engine to get wrong)."""
+    return "".join(c if c.isascii() and c.isalnum() else f"\\x{{{ord(c):x}}}" for c in literal)
 
 
-class TrigramMemo(dict[str, frozenset[str]]):
-    """One log's line trigrams, computed once: the fact sources and then the rules look up the same lines.
-
-    Bounded: a set costs some KiB per line, so past ``MAX_LINES`` distinct lines it starts over (a 1 GB log's
-    tens of thousands of selected lines would otherwise hold hundreds of MB)."""
-
-    MAX_LINES = 8192
-
-    def __missing__(self, lowered: str) -> frozenset[str]:
-        if len(self) >= self.MAX_LINES:
-            self.clear()
-        tris = self[lowered] = trigrams(lowered)
-        return tris
+def _set_options() -> Any:
+    options = re2.Options()
+    options.log_errors = False
+    options.max_mem = 64 << 20  # a DFA over some thousand literals; RE2's 8 MiB default is near its limit
+    return options
 
 
 class LiteralIndex:
-    """Which of many patterns can match a line: literals bucketed by their first three characters.
+    """Which of many patterns can match a line: one RE2 set over every literal of every pattern.
 
-    The line's trigrams, intersected with the buckets' keys, pick the buckets; each literal in them is confirmed
-    with ``in``. Patterns without a required literal are always candidates.
+    A line is searched once, in C, for all the literals at a time (``re2.Set``: every literal that occurs,
+    overlaps included); the patterns with a literal in the line are the candidates. Patterns without a required
+    literal are always candidates.
     """
 
     def __init__(self, literal_sets: list[tuple[str, ...]]) -> None:
-        self._always = [i for i, lits in enumerate(literal_sets) if not lits]
-        self._by_trigram: dict[str, list[tuple[str, int]]] = {}
+        self._always = frozenset(i for i, lits in enumerate(literal_sets) if not lits)
+        literals = sorted({lit for lits in literal_sets for lit in lits})
+        owners: dict[str, list[int]] = {lit: [] for lit in literals}
         for index, lits in enumerate(literal_sets):
             for lit in lits:
-                self._by_trigram.setdefault(lit[:3], []).append((lit, index))
-        self._keys = frozenset(self._by_trigram)
+                owners[lit].append(index)
+        self._owners = [tuple(owners[lit]) for lit in literals]
+        self._set = None
+        if literals:
+            self._set = re2.Set.SearchSet(_set_options())
+            for lit in literals:
+                self._set.Add(_literal_pattern(lit))
+            self._set.Compile()
 
-    def candidates(self, lowered: str, tris: frozenset[str] | None = None) -> list[int]:
-        """Indexes (ascending) of the patterns that may match the lowercased line (``tris``: its trigrams, if known)."""
+    def candidates(self, lowered: str) -> list[int]:
+        """Indexes (ascending) of the patterns that may match the lowercased line."""
         found = set(self._always)
-        for tri in (tris if tris is not None else trigrams(lowered)) & self._keys:
-            found.update(index for lit, index in self._by_trigram[tri] if lit in lowered)
+        if self._set is not None:
+            for k in self._set.Match(lowered) or ():
+                found.update(self._owners[k])
         return sorted(found)

@@ -266,9 +266,7 @@ def rank_map(files: Sequence[MaskedFile], world_size: int | None = None) -> Rank
         numeric_lines = 0
         torchrun_hint = False
         prefixed: set[int] = set()
-        for text in f.lines:
-            if not text:  # an empty line names no rank (and the prefilter leaves millions of them)
-                continue
+        for _, text in f.numbered():  # an empty line names no rank (and the prefilter leaves millions of them)
             if text[:1] == "[" and (r := line_rank(text, numeric=False)) is not None:
                 prefixed.add(r)
             if _NUMERIC.match(text):
@@ -359,7 +357,7 @@ def _host_mapping(text: str, rm: RankMap) -> None:
 def _spawned_pids(files: Sequence[MaskedFile], rm: RankMap) -> None:
     """DeepSpeed's launcher: "process 48213 spawned with command: [... '--local_rank=1' ...]" on each node."""
     for f in files:
-        for text in f.lines:
+        for _, text in f.numbered():
             if "spawned with command" not in text:
                 continue
             m = _DS_SPAWN.search(text)

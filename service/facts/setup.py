@@ -52,8 +52,8 @@ def setup_of(log: MaskedLog) -> dict[str, str]:
     env: dict[str, str] = {}
     launch = ""
     for f in log.files:
-        for text in f.lines:
-            if not text or len(text) > 4_000:
+        for _, text in f.numbered():
+            if len(text) > 4_000:
                 continue
             body = _WRITER.sub("", text, count=1)
             if "=" in body and not _SUGGESTION.search(body):

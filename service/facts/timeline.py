@@ -201,9 +201,7 @@ def scan(files: Sequence[MaskedFile], rm: RankMap) -> Timeline:
                     error_files.append((key or (99,), RootCause(default_rank, ev.ref, "torchrun's error file", informative=bool(key))))
             continue
         st = _FileScan()
-        for i, text in enumerate(f.lines, start=1):
-            if not text:  # an empty line changes no state (and the prefilter leaves millions of them)
-                continue
+        for i, text in f.numbered():  # an empty line changes no state (and the prefilter leaves millions of them)
             rank = _scan_line(f, i, text, st, rm, ranks)
             if len(text) > 4000:
                 continue

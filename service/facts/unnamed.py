@@ -66,7 +66,7 @@ def every_rank_raised(files: Sequence[MaskedFile], world_size: int | None, first
     count = 0
     for f in files:
         previous = ""
-        for text in f.lines:
+        for _, text in f.numbered():  # the non-empty lines: an empty one changes neither the count nor ``previous``
             if "Traceback" in text and _TRACEBACK.search(text) and not _CHAINED.search(previous):
                 count += 1
             if text.strip():
@@ -84,7 +84,7 @@ def odd_sized_rank(files: Sequence[MaskedFile], first: ErrorEvent, rm: RankMap) 
     by_shape: dict[str, dict[int, set[str]]] = {}
     refs: dict[tuple[str, int], LineRef] = {}
     for f in files:
-        for i, text in enumerate(f.lines, start=1):
+        for i, text in f.numbered():
             if len(text) > 300 or not _DIGITS.search(text):
                 continue
             rank = rm.rank_of(f.name, text)
