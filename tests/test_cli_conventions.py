@@ -174,3 +174,40 @@ def test_diagnose_quiet_fail_on_found_to_a_file(tmp_path: Path, session_data_dir
     assert out.read_text().startswith("<!-- crashdoc:comment key=crashdoc -->")
     helptext = cli("diagnose", "--help", data_dir=data).stdout
     assert "--fail-on-found" in helptext and "3  errors were found but matched no known failure" in helptext
+
+
+class _SlowFirstRun:
+    """An engine whose index is not built yet and takes a known time to build."""
+
+    def __init__(self, build_s: float) -> None:
+        self.build_s, self.built = build_s, False
+
+    def index_ready(self) -> bool:
+        return self.built
+
+    @property
+    def index(self) -> object:
+        import time
+
+        time.sleep(self.build_s)
+        self.built = True
+        return object()
+
+
+def test_the_first_run_notice_states_the_duration_it_measured(capsys):
+    import re
+    import time
+
+    from service.cli.inputs import first_run_notice
+
+    engine = _SlowFirstRun(0.4)
+    t0 = time.monotonic()
+    first_run_notice(engine)  # type: ignore[arg-type]
+    elapsed = time.monotonic() - t0
+    err = capsys.readouterr().err
+    assert "first run" in err and engine.built
+    stated = float(re.search(r"built in ([\d.]+) s", err).group(1))  # type: ignore[union-attr]
+    assert 0.4 <= stated <= elapsed + 0.05
+    first_run_notice(engine)  # built: nothing more is said
+    first_run_notice(_SlowFirstRun(0.0), quiet=True)
+    assert capsys.readouterr().err == ""

@@ -13,6 +13,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from functools import lru_cache
 
 from service.models import MaskedFile
 
@@ -151,7 +152,11 @@ def file_ranks(names: Sequence[str]) -> dict[str, int | None]:
 
 def timestamp_key(text: str) -> tuple[int, ...] | None:
     """A sortable (month, day, h, m, s, µs) for the line's first timestamp, or None."""
-    head = text[:100]
+    return _timestamp_key(text[:100])
+
+
+@lru_cache(maxsize=16384)  # keyed by the first 100 characters, all it reads: the prefilter asks again for the lines
+def _timestamp_key(head: str) -> tuple[int, ...] | None:  # before each undated candidate (a traceback's frames)
     m = _ISO_TS.search(head)
     if m:
         frac = int((m.group(7) or "0").ljust(6, "0"))
