@@ -216,12 +216,12 @@ def generate(out: Path, mb: float, ranks: int, files: bool = False, per_node: in
 # ---------------------------------------------------------------- measuring
 
 
-def _timed(cmd: list[str], stdin: Path | None = None) -> tuple[float, float, float, str]:
+def _timed(cmd: list[str], stdin: Path | None = None, env: dict[str, str] | None = None) -> tuple[float, float, float, str]:
     """(wall s, CPU s, peak RSS MB, stdout) of one subprocess (its own rusage, from wait4)."""
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         fin = stdin.open("rb") if stdin else subprocess.DEVNULL
         t0 = time.perf_counter()
-        proc = subprocess.Popen(cmd, stdout=out, stderr=err, stdin=fin)
+        proc = subprocess.Popen(cmd, stdout=out, stderr=err, stdin=fin, env=env)
         _, status, usage = os.wait4(proc.pid, 0)
         wall = time.perf_counter() - t0
         proc.returncode = os.waitstatus_to_exitcode(status)
@@ -238,13 +238,21 @@ def _size(paths: list[Path]) -> int:
     return sum(p.stat().st_size for p in paths)
 
 
-def bench_cli(paths: list[Path], target: Path) -> dict[str, object]:
+def bench_cli(paths: list[Path], target: Path, baseline: Path | None = None) -> dict[str, object]:
+    """The CLI on a run; with ``baseline`` (a checkout of an earlier commit) that code runs on it too, right
+    after, for the ratio (the same input, the same minute of a shared machine)."""
     grep_wall = _timed(["grep", "-c", ".", *map(str, paths)])[0] if len(paths) < 2000 else float("nan")
     wall, cpu, rss, out = _timed([CRASHDOC, "diagnose", str(target), "--format", "json", "--no-store", "-q"])
     d = json.loads(out)
     mb = _size(paths) / 1e6
-    return {"route": "CLI", "mb": mb, "wall": wall, "cpu": cpu, "rss": rss, "mbps": mb / wall, "grep": grep_wall,
-            "entry": d["entry_id"], "rank": d["initiating_rank"], "timings": d["timings_ms"]}
+    row: dict[str, object] = {"route": "CLI", "mb": mb, "wall": wall, "cpu": cpu, "rss": rss, "mbps": mb / wall, "grep": grep_wall,
+                              "entry": d["entry_id"], "rank": d["initiating_rank"], "timings": d["timings_ms"]}
+    if baseline is not None:
+        b_wall, b_cpu, _, b_out = _timed([sys.executable, "-m", "service.cli", "diagnose", str(target), "--format", "json",
+                                          "--no-store", "-q"], env={**os.environ, "PYTHONPATH": str(baseline)})
+        b = json.loads(b_out)
+        row.update(base_wall=b_wall, base_cpu=b_cpu, base_same=(b["entry_id"], b["initiating_rank"]) == (row["entry"], row["rank"]))
+    return row
 
 
 def _post(url: str, body: bytes, headers: dict[str, str]) -> dict[str, object]:
@@ -334,7 +342,10 @@ def main() -> None:
     ap.add_argument("--runs", default="100mb,1gb,1gb-files")
     ap.add_argument("--keep", type=Path, help="generate into (and keep) this folder instead of a temporary one")
     ap.add_argument("--api", action="store_true", help="also upload one-file runs (gzip) to a crashdoc serve started here")
+    ap.add_argument("--baseline", type=Path, metavar="DIR", help="a checkout of an earlier commit: its CLI runs each big run too")
+    ap.add_argument("--label", default="", help="what --baseline is, for the table (a commit)")
     args = ap.parse_args()
+    load_before = os.getloadavg()[0]
     rows: list[dict[str, object]] = []
     with tempfile.TemporaryDirectory() as tmp:
         root = args.keep or Path(tmp)
@@ -346,8 +357,9 @@ def main() -> None:
             small = generate(small_target, SMALL_MB * (ranks // 64 or 1), ranks, files)
             big = generate(big_target, mb, ranks, files)
             ref = bench_cli(small, small_target)
-            row = bench_cli(big, big_target)
+            row = bench_cli(big, big_target, args.baseline.resolve() if args.baseline else None)
             row["name"], row["same"] = name, (row["entry"], row["rank"]) == (ref["entry"], ref["rank"])
+            row["small_wall"], row["small_rss"] = ref["wall"], ref["rss"]
             rows.append(row)
             print(json.dumps(row), flush=True)
             if server and not files:
@@ -361,14 +373,14 @@ def main() -> None:
         if server:
             server[0].terminate()
             server[0].wait()
-    write(rows)
+    write(rows, f"load average {load_before:.1f} at the start, {os.getloadavg()[0]:.1f} at the end", args.label)
 
 
 def _cell(value: object, fmt: str) -> str:
     return "-" if isinstance(value, float) and value != value else format(value, fmt)  # NaN: not measured for the route
 
 
-def write(rows: list[dict[str, object]]) -> None:
+def write(rows: list[dict[str, object]], load: str = "", label: str = "") -> None:
     head = ("| run | route | MB | wall s | CPU s | peak RSS MB | MB/s | x `grep -c .` | diagnosis (entry, rank) | same as small "
             "| meanwhile: small diagnoses, p95 |\n| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n")
     body = "".join(
@@ -383,11 +395,27 @@ def write(rows: list[dict[str, object]]) -> None:
         f"`benchmarks/bench_scale.py` on {platform.machine()}, {os.cpu_count()} CPUs (shared), Python {platform.python_version()}; "
         "each run generated by the benchmark (one rank's CUDA OOM, watchdog timeouts on the others, torchrun's "
         "summary naming rank 0). Wall, CPU and peak RSS are of the `crashdoc diagnose` process (startup and model "
-        "load included, about 2.5 s and 330 MB on their own). `x grep` is the wall time over `grep -c .` on the "
+        "load included: the 2 MB small version of the runs took "
+        + ", ".join(f"{r['small_wall']:.1f} s / {r['small_rss']:,.0f} MB" for r in rows if "small_wall" in r)  # type: ignore[str-format]
+        + "). `x grep` is the wall time over `grep -c .` on the "
         "same files in the same run. API rows: one `crashdoc serve` process taking the run as one gzip upload "
         "(compressed here, level 1) while a second client posts the bundled 50 KB example again and again; peak "
-        "RSS is the server's (VmHWM).\n\n" + head + body
+        f"RSS is the server's (VmHWM). The machine was shared with other work while this ran ({load}): wall "
+        "times stretch with the load, CPU times much less.\n\n" + head + body + _baseline_table(rows, label)
     )
+
+
+def _baseline_table(rows: list[dict[str, object]], label: str) -> str:
+    base = [r for r in rows if "base_wall" in r]
+    if not base:
+        return ""
+    out = (f"\nSide by side, the CLI of {label or 'the baseline'} on the same input right after (same minute of the "
+           "same shared machine):\n\n| run | wall s | baseline wall s | ratio | CPU s | baseline CPU s | ratio | same diagnosis |\n"
+           "| --- | --- | --- | --- | --- | --- | --- | --- |\n")
+    for r in base:
+        out += (f"| {r['name']} | {r['wall']:.1f} | {r['base_wall']:.1f} | {r['wall'] / r['base_wall']:.2f} | "  # type: ignore[operator]
+                f"{r['cpu']:.1f} | {r['base_cpu']:.1f} | {r['cpu'] / r['base_cpu']:.2f} | {'yes' if r['base_same'] else 'NO'} |\n")  # type: ignore[operator]
+    return out
 
 
 if __name__ == "__main__":
