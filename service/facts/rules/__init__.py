@@ -36,6 +36,7 @@ from service.facts.rules import (
     mpi,
     numerics,
     serving,
+    slurm_steps,
     storage,
     torch_compile,
     torch_core,
@@ -55,8 +56,8 @@ MODULES = (cuda, memory, hardware, inference, deepspeed, distributed, numerics, 
            serving,
            # PyTorch core training-loop entries (kb-core)
            torch_training,
-           # MPI launchers, object stores and network file systems (kb-infra)
-           mpi, storage)
+           # MPI launchers, Slurm job steps, network file systems (kb-infra)
+           mpi, slurm_steps, storage)
 RULES: tuple[Rule, ...] = tuple(rule for module in MODULES for rule in module.RULES)
 
 __all__ = ["MODULES", "RULES", "Boost", "Rule"]
