@@ -129,3 +129,9 @@ class StoreError(CrashdocError):
 class LLMError(CrashdocError):
     code = "llm_error"
     status = 502
+
+
+class LLMBusy(LLMError):
+    """Every slot of the LLM pool is taken: the call was not made (a job may make it later)."""
+
+    code = "llm_busy"

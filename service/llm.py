@@ -18,7 +18,7 @@ from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass, field
 from typing import Any
 
-from service.errors import LLMError
+from service.errors import LLMBusy, LLMError
 from service.settings import Settings
 
 _RETRYABLE = ("RateLimitError", "InternalServerError", "ServiceUnavailableError", "BadGatewayError", "APIConnectionError", "Timeout")
@@ -90,7 +90,7 @@ class _Slots:
 
     def take(self) -> None:
         if not self.free.acquire(blocking=False):
-            raise LLMError(f"The LLM is busy: all {self.size} calls in flight are still waiting for it.",
+            raise LLMBusy(f"The LLM is busy: all {self.size} calls in flight are still waiting for it.",
                            hint="Raise CRASHDOC_LLM_CONCURRENCY, or use a faster model.")
 
 

@@ -259,20 +259,24 @@ def diagnose(
     store: bool = True,
     workspace_id: str | None = None,
     on_read: Callable[[int], None] | None = None,
+    before_save: Callable[[Masked, Diagnosis], Diagnosis] | None = None,
 ) -> Diagnosis:
     """Run the whole pipeline on the files of one run; store the masked result unless told not to.
 
-    ``on_read`` is called with the size of each chunk read (the CLI's progress)."""
+    ``on_read`` is called with the size of each chunk read (the CLI's progress); ``before_save`` may amend the
+    diagnosis before it is stored (the service's LLM follow-up job)."""
     host_key = None
     if store and not engine.local:  # the service's pseudonyms per workspace; imported here: fleet brings SQLAlchemy
         from service import fleet
 
         host_key = fleet.host_key(engine.store, workspace_id)
-    return diagnose_masked(engine, read_and_mask(engine, sources, on_read, host_key), store=store, workspace_id=workspace_id)
+    return diagnose_masked(engine, read_and_mask(engine, sources, on_read, host_key), store=store, workspace_id=workspace_id,
+                           before_save=before_save)
 
 
 def diagnose_masked(engine: Engine, masked: Masked, *, store: bool = True, workspace_id: str | None = None,
-                    diagnosis_id: str | None = None) -> Diagnosis:
+                    diagnosis_id: str | None = None,
+                    before_save: Callable[[Masked, Diagnosis], Diagnosis] | None = None) -> Diagnosis:
     """The second half of ``diagnose()``, for a run already read and masked (a job's). With ``diagnosis_id`` it is
     idempotent: a diagnosis already stored under that id (an earlier attempt of the same job) is returned as it is."""
     if store and diagnosis_id is not None:
@@ -281,6 +285,8 @@ def diagnose_masked(engine: Engine, masked: Masked, *, store: bool = True, works
             return existing
     trace = analyse(engine, masked, diagnosis_id)
     diagnosis = trace.diagnosis
+    if before_save is not None:
+        diagnosis = before_save(masked, diagnosis)
     if store:
         t0 = time.perf_counter()
         engine.save(diagnosis, masked_excerpt(trace.log, diagnosis), workspace_id=workspace_id)

@@ -9,9 +9,11 @@ from pathlib import Path
 from fastapi.testclient import TestClient
 
 from service.app import create_app
+from service.jobs import records as job_records
 from service.pipeline import Engine
 from tests.conftest import EXAMPLES
 from tests.fake_llm import FakeLLMServer, Script
+from tests.test_llm_composer import answer
 
 LOG = (EXAMPLES / "fusedadam-h100.log").read_bytes()
 SLOTS = 2
@@ -78,3 +80,44 @@ def test_a_full_pool_of_42_waits_on_the_model_leaves_threads_for_new_requests(en
                 fake.state.release.set()  # the model answers "{}" at last: not a valid diagnosis, so each falls back
                 for f in waiting:
                     assert f.result(timeout=120).status_code == 201
+
+
+def test_a_diagnosis_answered_while_the_model_is_busy_is_composed_later_by_a_job(engine: Engine, tmp_path: Path, monkeypatch):
+    """The full pool's answer is deterministic at once; a durable job (the masked run is its payload) asks the model
+    when a slot is free and replaces the stored diagnosis, same id, when the answer passes the checks."""
+    monkeypatch.setattr(job_records, "BACKOFF_S", 0.2)  # a busy model is retried with backoff: quickly here
+    with FakeLLMServer() as fake:
+        fake.state.default = Script(content="{}", delay=300.0)  # the one slot hangs until released below
+        settings = engine.settings.model_copy(update={
+            "data_dir": tmp_path, "database_url": None, "llm_model": "openai/hanging", "llm_api_base": fake.url,
+            "llm_timeout_s": 300.0, "llm_budget_s": 300.0, "llm_max_retries": 0, "llm_concurrency": 1,
+        })
+        e = Engine(settings)
+        for shared in ("kb", "index", "masker"):
+            e.__dict__[shared] = getattr(engine, shared)
+        with TestClient(create_app(settings, e)) as client, ThreadPoolExecutor(max_workers=1) as pool:
+            post = lambda: client.post("/v1/diagnoses", files={"files": ("train.log", LOG)})  # noqa: E731  (the answer cites train.log)
+            hanging = pool.submit(post)
+            deadline = time.monotonic() + 120
+            while not fake.state.requests and time.monotonic() < deadline:
+                time.sleep(0.05)
+            assert len(fake.state.requests) == 1  # the slot is taken
+            busy = post()
+            first = busy.json()
+            assert busy.status_code == 201 and first["composer"] == "deterministic"
+            job_id = first["llm"]["follow_up_job"]
+            assert any(f"job {job_id}" in n for n in first["notes"]) and any("LLM is busy" in n for n in first["notes"])
+            job = client.get(f"/v1/jobs/{job_id}").json()
+            assert job["kind"] == "compose" and job["status"] in ("queued", "running")
+            fake.state.default = Script(content=answer())  # the model is back, and answers well
+            fake.state.release.set()
+            hanging.result(timeout=120)
+            deadline = time.monotonic() + 120
+            while job["status"] not in ("done", "failed") and time.monotonic() < deadline:
+                time.sleep(0.2)
+                job = client.get(f"/v1/jobs/{job_id}").json()
+            assert job["status"] == "done" and job["result"]["composer"] == "openai/hanging", job["result"]
+            later = client.get(f"/v1/diagnoses/{first['id']}").json()
+            assert later["id"] == first["id"] and later["composer"] == "openai/hanging" and later["entry_id"] == first["entry_id"]
+            assert any(f"after a deterministic first answer (job {job_id})" in n for n in later["notes"])
+            assert e.store.history(None)[1] == 2  # replaced in place, not a third diagnosis

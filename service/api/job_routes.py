@@ -33,7 +33,8 @@ MAX_KEY_CHARS = 200
 
 class JobOut(BaseModel):
     id: str
-    kind: str = Field(description="diagnose | slack | alert")
+    kind: str = Field(description="diagnose | slack | alert | compose (the LLM's composition of a diagnosis answered "
+                      "deterministically while the LLM was busy)")
     status: str = Field(description="queued | running | done | failed")
     attempts: int
     max_attempts: int

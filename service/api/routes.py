@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import Iterator
+from functools import partial
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
@@ -25,6 +26,7 @@ from service.api.deps import (
     EngineDep,
     pool_for,
     public_base,
+    queue,
     read_sources,
     require_json,
     shares,
@@ -50,6 +52,7 @@ from service.diff import RunDiff, diff_with
 from service.errors import CrashdocError, NotFound
 from service.feedback import Feedback, FeedbackIn
 from service.feedback import record as record_feedback
+from service.jobs.kinds import compose_later
 from service.models import Diagnosis
 from service.pipeline import ask, ask_stream, diagnose, history_of
 from service.render import to_markdown
@@ -103,10 +106,16 @@ async def create_diagnosis(request: Request, engine: EngineDep, who: CallerDep, 
     media = negotiate.choose(request.headers.get("accept"))
     sources = await read_sources(request, engine.limits)
 
+    # With an LLM whose pool is full, the answer is the deterministic one at once and a job composes it later.
+    later = partial(compose_later, engine, scope=who.subject, workspace_id=who.workspace_id) if engine.settings.llm_model else None
+
     async def work() -> Diagnosis:
         async with spending(request, who, "diagnosis"):
-            return await to_thread.run_sync(lambda: diagnose(engine, sources, workspace_id=who.workspace_id),
-                                            limiter=pool_for(request, sources))
+            d = await to_thread.run_sync(lambda: diagnose(engine, sources, workspace_id=who.workspace_id, before_save=later),
+                                         limiter=pool_for(request, sources))
+        if d.llm and d.llm.get("follow_up_job"):
+            await to_thread.run_sync(queue(request.app).notify, str(d.llm["follow_up_job"]))
+        return d
 
     print_ = fingerprint("POST /v1/diagnoses", *(part for s in sources for part in (s.name, s.data)))
     answer = await once(request, who, key, print_, Diagnosis, work, resource=lambda d: d.id)

@@ -23,7 +23,7 @@ from pydantic import BaseModel, Field, ValidationError
 from retrieval.kb import KnowledgeBase, section_steps
 from service.compose import checks
 from service.compose.answer import answer as run_answer
-from service.errors import LLMError
+from service.errors import LLMBusy, LLMError
 from service.guard import Fence, clean, safe_note
 from service.llm import Reply, complete, prepare
 from service.models import Diagnosis, Evidence, Facts, Hit, MaskedLog
@@ -198,6 +198,8 @@ def compose_with_llm(log: MaskedLog, facts: Facts, hits: list[Hit], kb: Knowledg
             reply: Reply = complete(settings, messages, deadline=deadline)
         except LLMError as exc:
             reason = exc.message
+            if isinstance(exc, LLMBusy):
+                meta["busy"] = True  # the call was never made: on the service, a job composes it later
             break
         add_usage(meta, reply)
         try:

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from service.jobs.records import Job, Jobs, diagnosis_id_of, unpack
-from service.models import MaskedLog
+from service.models import Diagnosis, MaskedLog
 
 log = logging.getLogger("crashdoc.jobs")
 
@@ -71,10 +71,60 @@ def run_alert(engine: Engine, jobs: Jobs, job: Job, final: bool) -> dict[str, An
     return {"delivered": status != 0, "status": status}
 
 
+class NotStoredYet(Exception):
+    """The diagnosis a follow-up composes is not stored yet (its request is finishing): the attempt is retried."""
+
+
+def llm_was_busy(d: Diagnosis) -> bool:
+    """The diagnosis is deterministic because the LLM pool was full (the call was never made)."""
+    return d.composer == "deterministic" and bool(d.llm and d.llm.get("busy"))
+
+
+def compose_later(engine: Engine, masked: Any, d: Diagnosis, *, scope: str, workspace_id: str | None) -> Diagnosis:
+    """A diagnosis answered deterministically because the LLM was busy: a job composes it with the LLM on a worker
+    (the masked run is its payload) and replaces the stored diagnosis when the answer validates; the note says so."""
+    if not llm_was_busy(d):
+        return d
+    payload = {**masked_payload(masked), "diagnosis_id": d.id}
+    job, _ = Jobs(engine.store).submit("compose", payload, scope=scope, workspace_id=workspace_id, key=f"compose:{d.id}")
+    note = (f"The LLM's composition follows: job {job.id} (GET /v1/jobs/{job.id}) asks the model when a slot is free "
+            "and, if its answer passes the checks, replaces this diagnosis under the same id.")
+    return d.model_copy(update={"notes": [*d.notes, note], "llm": {**(d.llm or {}), "follow_up_job": job.id}})
+
+
+def run_compose(engine: Engine, jobs: Jobs, job: Job, final: bool) -> dict[str, Any]:
+    """The LLM's composition of a stored deterministic diagnosis: the rest of the pipeline again, with the model;
+    stored in its place only when the model's answer was used. A model still busy is retried with the backoff."""
+    from service.errors import LLMBusy
+    from service.pipeline import analyse, masked_excerpt
+
+    p = unpack(job.payload)
+    diagnosis_id = p["diagnosis_id"]
+    current = engine.store.find(diagnosis_id, job.workspace_id)
+    if current is None:
+        if final:
+            return {"diagnosis_id": diagnosis_id, "composer": None}
+        raise NotStoredYet(diagnosis_id)
+    if current.composer != "deterministic":
+        return {"diagnosis_id": diagnosis_id, "composer": current.composer}
+    masked = masked_of(p)
+    trace = analyse(engine, masked, diagnosis_id)
+    d = trace.diagnosis
+    if llm_was_busy(d) and not final:
+        raise LLMBusy("The LLM is still busy.")
+    if d.composer == "deterministic":  # the model answered and failed the checks, or timed out: the answer stands
+        return {"diagnosis_id": diagnosis_id, "composer": "deterministic",
+                "reason": str((d.llm or {}).get("fallback_reason") or "")}
+    d.notes = [*d.notes, f"Composed by the LLM after a deterministic first answer (job {job.id})."]
+    engine.store.replace(d, masked_excerpt(trace.log, d), job.workspace_id)
+    return {"diagnosis_id": diagnosis_id, "composer": d.composer}
+
+
 Kind = Callable[["Engine", Jobs, Job, bool], dict[str, Any]]
 
 KINDS: dict[str, Kind] = {
     "diagnose": run_diagnose,
     "slack": run_slack,
     "alert": run_alert,
+    "compose": run_compose,
 }

@@ -89,6 +89,15 @@ class Store:
         with self.session() as s:
             s.add(row)
 
+    def replace(self, diagnosis: Diagnosis, excerpt: list[Evidence], workspace_id: str | None = None) -> None:
+        """A stored diagnosis made again (the LLM's composition that followed a deterministic answer): same id,
+        workspace and time; its body, excerpt, entry, confidence and composer replaced."""
+        values = diagnosis_row(diagnosis, excerpt, workspace_id)
+        with self.session() as s:
+            row = self._row(s, diagnosis.id, workspace_id)
+            for name in ("entry_id", "confidence", "composer", "body", "excerpt"):
+                setattr(row, name, values[name])
+
     def _row(self, s: Session, diagnosis_id: str, workspace_id: str | None) -> DiagnosisRow:
         row = s.get(DiagnosisRow, diagnosis_id)
         if row is None or row.workspace_id != workspace_id:
