@@ -42,6 +42,13 @@ def _options() -> Any:
 
 
 _OPTIONS = _options()
+# RE2's DFA cache budget (8 MiB by default) is enough for a pattern, not for an alternation of hundreds of
+# literals (the prefilter's needles, the masker's): the cache fills, is flushed and rebuilt on every few
+# lines, and a search costs a millisecond instead of microseconds. ``compile(..., large=True)`` gives such a
+# pattern this budget; RE2 takes memory as states are visited, not the budget up front.
+LARGE_MAX_MEM = 64 << 20
+_LARGE_OPTIONS = _options()
+_LARGE_OPTIONS.max_mem = LARGE_MAX_MEM
 
 
 class LinearRegexError(ValueError):
@@ -121,13 +128,13 @@ class Regex:
 
     __slots__ = ("_compiled", "_rx", "flags", "groupindex", "groups", "pattern")
 
-    def __init__(self, pattern: str, flags: int = 0) -> None:
+    def __init__(self, pattern: str, flags: int = 0, large: bool = False) -> None:
         if flags & ~_KNOWN_FLAGS:
             raise LinearRegexError(f"flags {flags:#x} have no RE2 equivalent: {pattern!r}")
         letters = "".join(letter for flag, letter in _FLAG_LETTERS if flags & flag)
         source = f"(?{letters}){pattern}" if letters else pattern
         try:
-            self._compiled = re2.compile(source, _OPTIONS)
+            self._compiled = re2.compile(source, _LARGE_OPTIONS if large else _OPTIONS)
         except re2.error as exc:
             raise LinearRegexError(f"RE2 cannot run this pattern ({exc}): {pattern!r}") from None
         self._rx = self._compiled._regexp
@@ -277,9 +284,10 @@ def _name_or_number(ref: str) -> int | str:
     return int(ref) if ref.isdigit() else ref
 
 
-def compile(pattern: str, flags: int = 0) -> Regex:
-    """``pattern`` compiled for RE2; ``LinearRegexError`` when it needs a backtracking engine."""
-    return Regex(pattern, flags)
+def compile(pattern: str, flags: int = 0, large: bool = False) -> Regex:
+    """``pattern`` compiled for RE2; ``LinearRegexError`` when it needs a backtracking engine. ``large``: an
+    alternation of hundreds of literals, given ``LARGE_MAX_MEM`` for its DFA."""
+    return Regex(pattern, flags, large)
 
 
 @lru_cache(maxsize=2048)

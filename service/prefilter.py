@@ -231,7 +231,7 @@ def derive_needles() -> Needles:
 @lru_cache(maxsize=1)
 def _needle_pattern() -> linear_regex.Regex:
     # RE2: a few hundred literals compile in a quarter of re's time, and match in linear time
-    return linear_regex.compile("|".join(re.escape(n) for n in sorted(needles().literals, key=len, reverse=True)))
+    return linear_regex.compile("|".join(re.escape(n) for n in sorted(needles().literals, key=len, reverse=True)), large=True)
 
 
 NO, YES, ASK_LINE = 0, 1, 2

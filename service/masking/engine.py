@@ -57,8 +57,9 @@ class Masker:
             # so one left-to-right scan (which skips overlapping matches) still finds every gated entity
             needles = sorted({n for e in self.entries for n in e.needles}, key=len, reverse=True)
             self._needle_entities = {n: _gated_by(n, needles, self.entries) for n in needles}
-            self._needles = linear_regex.compile("|".join(map(re.escape, needles)))  # RE2: one linear pass, not one try per needle
-            self._triggers = linear_regex.compile("|".join(f"(?:{e.trigger})" for e in self.entries if e.trigger))
+            # RE2: one linear pass, not one try per needle; ``large``: a DFA budget for alternations this size
+            self._needles = linear_regex.compile("|".join(map(re.escape, needles)), large=True)
+            self._triggers = linear_regex.compile("|".join(f"(?:{e.trigger})" for e in self.entries if e.trigger), large=True)
             self._entity_triggers = [(e.entity, linear_regex.compile(e.trigger)) for e in self.entries if e.trigger]
         except Exception as exc:  # a pattern RE2 refuses, a missing package: a broken installation, not bad input
             raise ConfigError(
