@@ -577,8 +577,15 @@ CUT_TRACEBACK = ["Traceback (most recent call last):", '  File "/workspace/sft.p
                             AGENT, STOPS.format(pid=77430), STOPS.format(pid=77431)],
           "node1_dot_log": [NCCL_INIT.format(n=2, pid=51920, local=0, rank=2), NCCL_INIT.format(n=2, pid=51921, local=1, rank=3),
                             NET_IB, PEER_RANK.format(r=3)]}, 0),
-        # near miss: the workers it signals are no process the log ties to a rank: nothing is claimed from them
-        ({"node0_dot_log": [AGENT, STOPS.format(pid=77430)]}, None),
+        # gloo prints no NCCL INFO: the ranks the agent's own file names are its workers (torch 2.13, two agents on a machine)
+        ({"node0_dot_log": ["[rank 0] world 4, gloo", "[rank 1] world 4, gloo", AGENT, STOPS.format(pid=4157), STOPS.format(pid=4159)],
+          "node1_dot_log": ["[rank 2] world 4, gloo", "[rank 3] world 4, gloo",
+                            "[rank3]: RuntimeError: [/__w/pytorch/pytorch/third_party/gloo/gloo/transport/tcp/pair.cc:537] Read error "
+                            "[127.0.0.1]:9647: Connection reset by peer."]}, 0),
+        # ... and on one node whose lines name no rank, its n workers are ranks 0..n-1
+        ({"console_dot_log": [AGENT, STOPS.format(pid=1860), STOPS.format(pid=1861)]}, 0),
+        # near miss: another node's lines name ranks beyond its workers' number, and nothing ties its processes to ranks
+        ({"node0_dot_log": [AGENT, STOPS.format(pid=77430)], "node1_dot_log": [PEER_RANK.format(r=3)]}, None),
         # rank 0 alone runs the store server, and only the server waits for the other ranks to join
         ({"pdsh_dot_log": ["gpu-a: torch.distributed.DistStoreError: Timed out after 1800 seconds waiting for clients. 24/32 clients joined."]}, 0),
         # near miss: a client's timeout names no rank
@@ -591,6 +598,10 @@ CUT_TRACEBACK = ["Traceback (most recent call last):", '  File "/workspace/sft.p
                           "Last error:", "Duplicate GPU detected : rank 1 and rank 0 both on CUDA device 1000"]}, 1),
         # two ranks, two tracebacks cut before their error lines, nothing naming a rank: every rank raised; rank 0 is reported
         ({"ds_dot_log": ["dist_world_size=2", "world_size=2", *CUT_TRACEBACK, *CUT_TRACEBACK]}, 0),
+        # near miss: the launcher's own tracebacks and tracebacks that name their rank are not unnamed ranks'
+        ({"ds_dot_log": ["world_size=2", AGENT, "Traceback (most recent call last):", '  File "/opt/venv/bin/torchrun", line 6, in <module>',
+                         "    sys.exit(main())", "[rank1]: Traceback (most recent call last):", '[rank1]:   File "/w/job.py", line 9'],
+          }, None),
         # near miss: one process's chained exception prints two tracebacks
         ({"ds_dot_log": ["world_size=2", *CUT_TRACEBACK, "RuntimeError: boom", "",
                          "During handling of the above exception, another exception occurred:", "", *CUT_TRACEBACK]}, None),
@@ -603,8 +614,8 @@ CUT_TRACEBACK = ["Traceback (most recent call last):", '  File "/workspace/sft.p
                            "[rank 3] scoring 504 utterances (8 batches)", "[rank 1] scoring 502 utterances (8 batches)",
                            "terminate called after throwing an instance of 'gloo::EnforceNotMet'", GLOO_SIZE]}, None),
     ],
-    ids=["agent-signalled", "agent-signalled-unknown-pids", "store-server-waits", "store-client", "duplicate-gpu-reporter",
-         "every-rank-raised", "chained-exception", "odd-sized-rank", "no-odd-rank"],
+    ids=["agent-signalled", "agent-signalled-file-ranks", "agent-signalled-one-node", "agent-signalled-unknown-pids", "store-server-waits", "store-client", "duplicate-gpu-reporter",
+         "every-rank-raised", "launcher-and-named-tracebacks", "chained-exception", "odd-sized-rank", "no-odd-rank"],
 )
 def test_what_the_log_says_when_the_first_failure_names_no_rank(named, rank):
     facts = extract_facts(files(**named))

@@ -100,7 +100,7 @@ def _initiating_rank(log: MaskedLog, rm: RankMap, tl: Timeline, first: ErrorEven
             return root.rank
         return first.ref.rank
     if first is not None:
-        reading = agent_stopped_ranks(log.files, first, rm) or odd_sized_rank(log.files, first, rm)
+        reading = agent_stopped_ranks(log.files, first, rm, tl.ranks_seen) or odd_sized_rank(log.files, first, rm)
         if reading is not None:
             notes.append(reading.note)
             return reading.rank
@@ -128,7 +128,7 @@ def _initiating_rank(log: MaskedLog, rm: RankMap, tl: Timeline, first: ErrorEven
     if first is not None and world_size and world_size > 1 and len(same) >= world_size:
         notes.append(f"all {world_size} ranks printed the same error ({first.ref.text[:80]}); rank 0 is reported")
         return 0
-    if (reading := every_rank_raised(log.files, world_size, first)) is not None:
+    if (reading := every_rank_raised(log.files, world_size, first, rm)) is not None:
         notes.append(reading.note)
         return reading.rank
     return None

@@ -15,7 +15,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from service.facts.ranks import RankMap
+from service.facts.ranks import RankMap, line_rank
 from service.models import ErrorEvent, LineRef, MaskedFile
 
 # torchrun's agent signalled itself (SIGHUP of a closed SSH session, SIGTERM of a scheduler): "W1003 03:13:56.761658 77410
@@ -26,6 +26,8 @@ _AGENT_STOPS = re.compile(r"Sending process (\d+) closing signal SIG\w+")
 _TRACEBACK = re.compile(r"Traceback \(most recent call last\):\s*$")
 # the header of a chained exception's second traceback is the same process: "During handling of the above exception,
 # another exception occurred:" / "The above exception was the direct cause of the following exception:"
+# a launcher's own traceback starts in its entry point: '  File "/opt/venv/bin/torchrun", line 8, in <module>'
+_LAUNCHER_FRAME = re.compile(r'File "[^"]*/bin/(?:torchrun|accelerate|deepspeed|lightning)"|torch/distributed/(?:run|launch)\.py"')
 _CHAINED = re.compile(r"During handling of the above exception|The above exception was the direct cause")
 # collectives whose buffers differ in size between ranks: gloo "[enforce fail at .../gloo/transport/tcp/pair.cc:456]
 # op.preamble.length <= op.nbytes. 224 vs 216. Received data size doesn't match expected size."
@@ -41,33 +43,42 @@ class Reading:
     note: str
 
 
-def agent_stopped_ranks(files: Sequence[MaskedFile], first: ErrorEvent, rm: RankMap) -> Reading | None:
+def agent_stopped_ranks(files: Sequence[MaskedFile], first: ErrorEvent, rm: RankMap, ranks_seen: Sequence[int]) -> Reading | None:
     """The first failure is the agent's own death signal: the lowest rank among the workers it then stopped."""
     if first.ref.rank is not None or not _AGENT_SIGNALLED.search(first.ref.text):
         return None
     f = next((f for f in files if f.name == first.ref.file), None)
     if f is None:
         return None
-    ranks = []
-    for text in f.lines[first.ref.line : first.ref.line + 200]:
-        if "closing signal" in text and (m := _AGENT_STOPS.search(text)) and int(m.group(1)) in rm.by_pid:
-            ranks.append(rm.by_pid[int(m.group(1))])
+    pids = [int(m.group(1)) for text in f.lines[first.ref.line : first.ref.line + 200]
+            if "closing signal" in text and (m := _AGENT_STOPS.search(text))]
+    ranks = [rm.by_pid[p] for p in pids if p in rm.by_pid]
+    if not ranks and pids:
+        # no line ties its processes to ranks (gloo prints no NCCL INFO): the ranks its own file's lines name, else, when
+        # no line anywhere names a rank beyond its workers' number, the only node's ranks 0..n-1
+        ranks = sorted({r for _, text in f.numbered() if text[:1] == "[" and (r := line_rank(text, numeric=False)) is not None})
+        if not ranks and all(r < len(pids) for r in ranks_seen):
+            ranks = list(range(len(pids)))
     if not ranks:
         return None
     shown = ", ".join(map(str, sorted(set(ranks))))
     return Reading(min(ranks), f"the launcher's agent was signalled first ({first.ref.file}:{first.ref.line}) and stopped its "
-                               f"own workers, ranks {shown}: they went first, the other ranks' errors followed")
+                               f"own workers, ranks {shown}: they went first, any other rank's error followed")
 
 
-def every_rank_raised(files: Sequence[MaskedFile], world_size: int | None, first: ErrorEvent | None) -> Reading | None:
-    """As many tracebacks as ranks and none naming its rank: every rank raised, and no line says which was first."""
+def every_rank_raised(files: Sequence[MaskedFile], world_size: int | None, first: ErrorEvent | None, rm: RankMap) -> Reading | None:
+    """As many tracebacks as ranks and none naming its rank: every rank raised, and no line says which was first.
+
+    A traceback whose line names its rank, a chained exception's second one and a launcher's own (its first frame is
+    torchrun's, accelerate's or deepspeed's entry point) are not a rank's."""
     if first is None or first.ref.rank is not None or not world_size or world_size < 2:
         return None
     count = 0
     for f in files:
         previous = ""
-        for _, text in f.numbered():  # the non-empty lines: an empty one changes neither the count nor ``previous``
-            if "Traceback" in text and _TRACEBACK.search(text) and not _CHAINED.search(previous):
+        for n, text in f.numbered():  # the non-empty lines: an empty one changes neither the count nor ``previous``
+            if ("Traceback" in text and _TRACEBACK.search(text) and not _CHAINED.search(previous)
+                    and rm.rank_of(f.name, text) is None and not _LAUNCHER_FRAME.search(" ".join(f.lines[n : n + 2]))):
                 count += 1
             if text.strip():
                 previous = text
