@@ -353,9 +353,75 @@ def step_behind_background_server() -> Case:
              {"slurm-7781234.out": out}, {"launcher": "srun"}, ["--overlap", "--exact"])
 
 
+# --------------------------------------------------------------------------------------------------
+# mpirun-remote-daemon-launch-failed
+
+# help-errmgr-base.txt [failed-daemon-launch] of Open MPI 4.1.4, as show_help frames it.
+ORTE_DAEMONS = block("""
+    --------------------------------------------------------------------------
+    ORTE was unable to reliably start one or more daemons.
+    This usually is caused by:
+
+    * not finding the required libraries and/or binaries on
+      one or more nodes. Please check your PATH and LD_LIBRARY_PATH
+      settings, or configure OMPI with --enable-orterun-prefix-by-default
+
+    * lack of authority to execute on one or more specified nodes.
+      Please verify your allocation and authorities.
+
+    * the inability to write startup files into /tmp (--tmpdir/orte_tmpdir_base).
+      Please check with your sys admin to determine the correct location to use.
+
+    *  compilation of the orted with dynamic libraries when static are required
+      (e.g., on Cray). Please check your configure cmd line and consider using
+      one of the contrib/platform definitions for your system type.
+
+    * an inability to create a connection back to mpirun due to a
+      lack of common network interfaces and/or no route found between
+      them. Please check network connectivity (including firewalls
+      and network routing requirements).
+    --------------------------------------------------------------------------
+""")
+
+
+def daemons_orted_not_found_hpcx() -> Case:
+    log = block("""
+        $ source /opt/hpcx-v2.18/hpcx-init.sh && hpcx_load
+        $ which mpirun
+        /opt/hpcx-v2.18/ompi/bin/mpirun
+        $ cat hosts
+        dgx-07 slots=8
+        dgx-08 slots=8
+        $ mpirun -np 16 --hostfile hosts -x NCCL_DEBUG=WARN -x LD_LIBRARY_PATH ./build/all_reduce_perf -b 8 -e 8G -f 2 -g 1
+        bash: orted: command not found
+    """)
+    log += ORTE_DAEMONS
+    log += "$ echo $?\n1\n"
+    return C("mpirun-remote-daemon-launch-failed-orted-path-01", "mpirun-remote-daemon-launch-failed", "easy",
+             "nccl-tests across two DGX nodes with HPC-X's Open MPI 4.1 loaded only in the interactive shell: the "
+             "ssh-started orted on dgx-08 is not on the non-interactive PATH", {"terminal.txt": log},
+             {"launcher": "mpirun", "world_size": "16"}, ["--prefix", "PATH"])
+
+
+def daemons_deepspeed_openmpi_conda() -> Case:
+    log = block("""
+        [2026-11-29 07:02:40,311] [INFO] [real_accelerator.py:260:get_accelerator] Setting ds_accelerator to cuda (auto detect)
+        [2026-11-29 07:02:43,090] [INFO] [runner.py:515:main] Using IP address of 172.16.4.21 for node node-a
+        [2026-11-29 07:02:43,092] [INFO] [runner.py:618:main] cmd = mpirun -n 32 -hostfile /shared/jobs/hostfile --mca btl ^openib --mca btl_tcp_if_include eth0 -x PYTHONPATH=/shared/code/llm -x NCCL_SOCKET_IFNAME=eth0 /home/rvarga/miniforge3/envs/ds/bin/python -u pretrain.py --deepspeed ds_config.json --micro_batch_size 2
+        /home/rvarga/miniforge3/envs/ds/bin/orted: error while loading shared libraries: libopen-rte.so.40: cannot open shared object file: No such file or directory
+        /home/rvarga/miniforge3/envs/ds/bin/orted: error while loading shared libraries: libopen-rte.so.40: cannot open shared object file: No such file or directory
+        /home/rvarga/miniforge3/envs/ds/bin/orted: error while loading shared libraries: libopen-rte.so.40: cannot open shared object file: No such file or directory
+    """)
+    log += ORTE_DAEMONS
+    return C("mpirun-remote-daemon-launch-failed-deepspeed-conda-02", "mpirun-remote-daemon-launch-failed", "medium",
+             "DeepSpeed --launcher openmpi with Open MPI from a conda env: the remote orted is found by path but its "
+             "libraries are not on the remote LD_LIBRARY_PATH; three remote nodes print the loader error, then the "
+             "daemon banner", {"launch.log": log}, {"launcher": "deepspeed"}, ["LD_LIBRARY_PATH", "--prefix"])
+
+
 CASES = [root_nccl_tests_docker, root_deepspeed_openmpi_k8s, srun_nccl_tests_two_nodes, srun_mpi4py_sweep,
          nfs_rmtree_rotation, nfs_accelerate_unlink_rank0, step_nested_in_interactive_shell,
-         step_behind_background_server]
+         step_behind_background_server, daemons_orted_not_found_hpcx, daemons_deepspeed_openmpi_conda]
 
 
 def main() -> None:

@@ -1,4 +1,5 @@
-"""MPI launchers: Open MPI's mpirun refusing root, and an Open MPI program started by srun with no PMIx server."""
+"""MPI launchers: Open MPI's mpirun refusing root or failing to start its remote daemons, and an Open MPI program
+started by srun with no PMIx server."""
 
 from __future__ import annotations
 
@@ -29,5 +30,15 @@ RULES: tuple[Rule, ...] = (
             r"but OMPI was not built with SLURM(?:'s PMI)? support",
         ),
         0.93,
+    ),
+    Rule(
+        "mpirun-remote-daemon-launch-failed",
+        "mpirun-remote-daemon-launch-failed",
+        (
+            # help-errmgr-base.txt [failed-daemon-launch]: "ORTE was unable to reliably start one or more daemons." (4.1.4);
+            # "%s was unable to reliably start one or more daemons." with the launcher's name (PRRTE of 5.0.11)
+            r"\b\w+ was unable to reliably start one or more daemons\.",
+        ),
+        0.92,
     ),
 )
