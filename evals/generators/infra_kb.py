@@ -403,25 +403,52 @@ def daemons_orted_not_found_hpcx() -> Case:
              {"launcher": "mpirun", "world_size": "16"}, ["--prefix", "PATH"])
 
 
-def daemons_deepspeed_openmpi_conda() -> Case:
+def daemons_deepspeed_openmpi5_k8s() -> Case:
+    """Open MPI 5 installed under /opt/openmpi with PATH set by the image's ENV: an sshd session on the workers
+    does not see it, so the remote shell cannot find prted. PRRTE's banner names the launcher (prterun)."""
     log = block("""
         [2026-11-29 07:02:40,311] [INFO] [real_accelerator.py:260:get_accelerator] Setting ds_accelerator to cuda (auto detect)
-        [2026-11-29 07:02:43,090] [INFO] [runner.py:515:main] Using IP address of 172.16.4.21 for node node-a
-        [2026-11-29 07:02:43,092] [INFO] [runner.py:618:main] cmd = mpirun -n 32 -hostfile /shared/jobs/hostfile --mca btl ^openib --mca btl_tcp_if_include eth0 -x PYTHONPATH=/shared/code/llm -x NCCL_SOCKET_IFNAME=eth0 /home/rvarga/miniforge3/envs/ds/bin/python -u pretrain.py --deepspeed ds_config.json --micro_batch_size 2
-        /home/rvarga/miniforge3/envs/ds/bin/orted: error while loading shared libraries: libopen-rte.so.40: cannot open shared object file: No such file or directory
-        /home/rvarga/miniforge3/envs/ds/bin/orted: error while loading shared libraries: libopen-rte.so.40: cannot open shared object file: No such file or directory
-        /home/rvarga/miniforge3/envs/ds/bin/orted: error while loading shared libraries: libopen-rte.so.40: cannot open shared object file: No such file or directory
+        [2026-11-29 07:02:43,090] [INFO] [runner.py:515:main] Using IP address of 10.244.7.12 for node llm-pretrain-worker-0
+        [2026-11-29 07:02:43,092] [INFO] [runner.py:618:main] cmd = mpirun -n 32 -hostfile /etc/mpi/hostfile --mca btl ^openib --mca btl_tcp_if_include eth0 -x PYTHONPATH=/workspace -x NCCL_SOCKET_IFNAME=eth0 /usr/bin/python -u pretrain.py --deepspeed ds_config.json --micro_batch_size 2
+        bash: line 1: prted: command not found
+        bash: line 1: prted: command not found
+        bash: line 1: prted: command not found
+        --------------------------------------------------------------------------
+        prterun was unable to reliably start one or more daemons.
+        This usually is caused by:
+
+        * the inability to resolve specified hostnames - please check
+          above for any output regarding this possibility
+
+        * not finding the required libraries and/or binaries on
+          one or more nodes. Please check your PATH and LD_LIBRARY_PATH
+          settings, or configure OMPI with --enable-prun-prefix-by-default
+
+        * lack of authority to execute on one or more specified nodes.
+          Please verify your allocation and authorities.
+
+        * the inability to write startup files into /tmp (--tmpdir/prte_tmpdir_base).
+          Please check with your sys admin to determine the correct location to use.
+
+        *  compilation of the orted with dynamic libraries when static are required
+          (e.g., on Cray). Please check your configure cmd line and consider using
+          one of the contrib/platform definitions for your system type.
+
+        * an inability to create a connection back to mpirun due to a
+          lack of common network interfaces and/or no route found between
+          them. Please check network connectivity (including firewalls
+          and network routing requirements).
+        --------------------------------------------------------------------------
     """)
-    log += ORTE_DAEMONS
-    return C("mpirun-remote-daemon-launch-failed-deepspeed-conda-02", "mpirun-remote-daemon-launch-failed", "medium",
-             "DeepSpeed --launcher openmpi with Open MPI from a conda env: the remote orted is found by path but its "
-             "libraries are not on the remote LD_LIBRARY_PATH; three remote nodes print the loader error, then the "
-             "daemon banner", {"launch.log": log}, {"launcher": "deepspeed"}, ["LD_LIBRARY_PATH", "--prefix"])
+    return C("mpirun-remote-daemon-launch-failed-deepspeed-ompi5-k8s-02", "mpirun-remote-daemon-launch-failed",
+             "medium", "DeepSpeed --launcher openmpi in a Kubernetes MPIJob whose image puts Open MPI 5 on PATH with a "
+             "Dockerfile ENV, which the workers' sshd sessions do not see: three workers cannot find prted and PRRTE's "
+             "daemon banner follows", {"launcher.log": log}, {"launcher": "deepspeed"}, ["PATH", "--prefix"])
 
 
 CASES = [root_nccl_tests_docker, root_deepspeed_openmpi_k8s, srun_nccl_tests_two_nodes, srun_mpi4py_sweep,
          nfs_rmtree_rotation, nfs_accelerate_unlink_rank0, step_nested_in_interactive_shell,
-         step_behind_background_server, daemons_orted_not_found_hpcx, daemons_deepspeed_openmpi_conda]
+         step_behind_background_server, daemons_orted_not_found_hpcx, daemons_deepspeed_openmpi5_k8s]
 
 
 def main() -> None:
