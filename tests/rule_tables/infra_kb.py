@@ -11,6 +11,8 @@ FIRES: list[tuple[str, str | tuple[str, ...]]] = [
     ("mpirun-run-as-root", "mpirun has detected an attempt to run as root."),
     ("mpirun-run-as-root", "[launcher-0] mpiexec has detected an attempt to run as root."),
     ("mpirun-run-as-root", "the variable OMPI_ALLOW_RUN_AS_ROOT=1 to indicate the desire to override this"),
+    ("mpirun-remote-daemon-launch-failed", "ORTE was unable to reliably start one or more daemons."),
+    ("mpirun-remote-daemon-launch-failed", "prterun was unable to reliably start one or more daemons."),
     ("mpi-srun-without-pmix", 'The application appears to have been direct launched using "srun",'),
     ("mpi-srun-without-pmix", '3: The application appears to have been direct launched using "srun",'),
     ("mpi-srun-without-pmix", "but OMPI was not built with SLURM's PMI support and therefore cannot"),
@@ -26,6 +28,8 @@ FIRES: list[tuple[str, str | tuple[str, ...]]] = [
 NEAR_MISSES: list[tuple[str, str | tuple[str, ...]]] = [
     # the root banner of another program, not Open MPI's launcher
     ("mpirun-run-as-root", "pip: WARNING: Running pip as the 'root' user can result in broken permissions"),
+    # a daemon that died after it started is another help text (failed-daemon), not a launch failure
+    ("mpirun-remote-daemon-launch-failed", "An ORTE daemon has unexpectedly failed after launch and before"),
     # srun's own errors without the Open MPI banner are other failures (a bad GRES, a node failure)
     ("mpi-srun-without-pmix", "srun: error: Unable to allocate resources: Invalid generic resource (gres) specification"),
     # another reason than busy resources points at the request itself
