@@ -75,4 +75,89 @@ RULES: tuple[Rule, ...] = (
         ),
         0.88,
     ),
+    Rule(
+        "lightning-monitor-metric-missing",
+        "lightning-monitor-metric-missing",
+        (
+            # "MisconfigurationException: `ModelCheckpoint(monitor='val_loss')` could not find the monitored key in the
+            #  returned metrics: ['train/loss', 'val/loss', 'epoch', 'step']. HINT: Did you call `log('val_loss', value)` ..."
+            r"ModelCheckpoint\(monitor=.*\)` could not find the monitored key in the returned metrics",
+            # "RuntimeError: Early stopping conditioned on metric `val_acc` which is not available. Pass in or modify your
+            #  `EarlyStopping` callback to use any of the following: `train_loss`, `val_accuracy`"
+            r"Early stopping conditioned on metric `[^`]*` which is not available",
+            # "MisconfigurationException: ReduceLROnPlateau conditioned on metric val_loss which is not available.
+            #  Available metrics are: ['train_loss']. Condition can be set using `monitor` key in lr scheduler dict"
+            r"ReduceLROnPlateau conditioned on metric \S+ which is not available\. Available metrics are",
+            # "MisconfigurationException: The lr scheduler dict must include a monitor when a `ReduceLROnPlateau` scheduler is used."
+            r"must include a monitor when a `ReduceLROnPlateau` scheduler is used",
+        ),
+        0.95,
+    ),
+    Rule(
+        "lightning-mixed-package-imports",
+        "lightning-mixed-package-imports",
+        (
+            # "TypeError: You passed a `pytorch_lightning` object (EarlyStopping) to a `lightning.pytorch` Trainer.
+            #  Please switch to a single import style."
+            r"You passed a `(?:pytorch_lightning|lightning\.pytorch)` object \(.*\) to a `(?:pytorch_lightning|lightning\.pytorch)` Trainer",
+        ),
+        0.96,
+    ),
+    Rule(
+        "lightning-model-not-lightningmodule",
+        "lightning-mixed-package-imports",
+        (
+            # "TypeError: `model` must be a `LightningModule` or `torch._dynamo.OptimizedModule`, got `LitClassifier`"
+            # (lightning 2.1: also "`model` must be a `LightningModule`, got `X`"); the same message for a plain nn.Module
+            r"`model` must be a `LightningModule`(?: or `torch\._dynamo\.OptimizedModule`)?, got `",
+        ),
+        0.8,
+    ),
+    Rule(
+        "jax-sharding-indivisible",
+        "jax-sharding-indivisible",
+        (
+            # "ValueError: One of device_put args was given the sharding of NamedSharding(mesh=Mesh('data': 8), spec=PartitionSpec('data',)),
+            #  which implies that the global size of its dimension 0 should be divisible by 8, but it is equal to 100 (full shape: (100, 64))"
+            r"which implies that the global size of its dimension \d+ should be divisible by \d+, but it is equal to \d+",
+            # "ValueError: shard_map applied to the function 'step' was given argument arrays with axis sizes that are not
+            #  evenly divisible by the corresponding mesh axis sizes:"
+            r"was given argument arrays with axis sizes that are not evenly divisible by the corresponding mesh axis sizes",
+        ),
+        0.95,
+    ),
+    Rule(
+        "dcp-size-mismatch",
+        "dcp-size-mismatch",
+        (
+            # torch 2.13 DCP load planner: "ValueError: Size mismatch between saved torch.Size([32000, 64]) and current:
+            #  torch.Size([32008, 64]) for model.embed.weight"
+            r"Size mismatch between saved torch\.Size\(\[[\d, ]*\]\) and current: torch\.Size\(",
+        ),
+        0.95,
+    ),
+    Rule(
+        "sampler-generator-device-mismatch",
+        "sampler-generator-device-mismatch",
+        (
+            # "RuntimeError: Expected a 'cuda' device type for generator but found 'cpu'" (RandomSampler/DistributedSampler's
+            #  torch.randperm under torch.set_default_device('cuda')); the reverse: "... a 'cpu' device type ... found 'cuda'"
+            r"Expected a '\w+' device type for generator but found '\w+'",
+        ),
+        0.9,
+    ),
+    Rule(
+        "torch-export-constraints-violated",
+        "torch-export-constraints-violated",
+        (
+            # torch 2.5-2.13: "torch._dynamo.exc.UserError: Constraints violated (batch)! For more information, run with TORCH_LOGS="+dynamic"."
+            # torch 2.1: "ConstraintViolationError: Constraints violated!"
+            r"Constraints violated(?: \([^)]*\))?!",
+            # 2.13: "- You marked batch as dynamic but your code specialized it to be a constant (32)."
+            r"You marked \S+ as dynamic but your code specialized it to be a constant",
+            # 2.1/2.5: "Not all values of batch = L['x'].size()[0] in the specified range ... are valid because batch was inferred to be a constant (8)."
+            r"Not all values of .* (?:are valid because .* was inferred to be a constant|satisfy the generated guard)",
+        ),
+        0.93,
+    ),
 )
