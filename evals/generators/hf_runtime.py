@@ -416,6 +416,260 @@ def tok_eval_torchrun_444() -> Case:
              ["tokenizers", "transformers"], initiating_rank=list(range(8)))
 
 
+# --------------------------------------------------------------------------------------------------
+# flash-attn-fp32-inputs
+
+@case
+def fa_fp32_trainer_no_dtype() -> Case:
+    """transformers 4.44.2 on an A100: the model loaded without torch_dtype (float32) and the Trainer without bf16."""
+    rng = random.Random(2110)
+    site = "/opt/conda/lib/python3.10/site-packages"
+    tf = f"{site}/transformers"
+    mods = module_frames(site, "2.5")
+    out = ["python finetune.py --model mistralai/Mistral-7B-v0.3 --attn flash_attention_2 --epochs 1 --lr 1e-5"]
+    out += nvidia_smi([("A100-SXM4-80GB", "00000000:07:00.0", 81920)], "550.90.07", "12.4", rng,
+                      when="Wed Feb 12 15:30:02 2025")
+    out += ["You are attempting to use Flash Attention 2.0 without specifying a torch dtype. This might lead to "
+            "unexpected behaviour",
+            "Loading checkpoint shards: 100%|██████████| 3/3 [00:09<00:00,  3.12s/it]"]
+    out += hf_train_banner(52000, 1, 4, 4, 1, 13000, 7248023552)
+    out += ["  0%|          | 0/13000 [00:00<?, ?it/s]"]
+    frames = [("/home/ubuntu/ft/finetune.py", 96, "<module>", "trainer.train()"),
+              (f"{tf}/trainer.py", 1938, "train", "return inner_training_loop("),
+              (f"{tf}/trainer.py", 2279, "_inner_training_loop", "tr_loss_step = self.training_step(model, inputs)"),
+              (f"{tf}/trainer.py", 3318, "training_step", "loss = self.compute_loss(model, inputs)"),
+              (f"{tf}/trainer.py", 3363, "compute_loss", "outputs = model(**inputs)"), *mods,
+              (f"{tf}/models/mistral/modeling_mistral.py", 1033, "forward", "outputs = self.model("), *mods,
+              (f"{tf}/models/mistral/modeling_mistral.py", 808, "forward", "layer_outputs = decoder_layer("), *mods,
+              (f"{tf}/models/mistral/modeling_mistral.py", 549, "forward",
+               "hidden_states, self_attn_weights, present_key_value = self.self_attn("), *mods,
+              (f"{tf}/models/mistral/modeling_mistral.py", 382, "forward", "attn_output = _flash_attention_forward("),
+              (f"{tf}/modeling_flash_attention_utils.py", 296, "_flash_attention_forward", "attn_output = flash_attn_func("),
+              (f"{site}/flash_attn/flash_attn_interface.py", 831, "flash_attn_func", "return FlashAttnFunc.apply("),
+              (f"{site}/torch/autograd/function.py", 575, "apply", "return super().apply(*args, **kwargs)  # type: ignore[misc]"),
+              (f"{site}/flash_attn/flash_attn_interface.py", 511, "forward",
+               "out, q, k, v, out_padded, softmax_lse, S_dmask, rng_state = _flash_attn_forward("),
+              (f"{site}/flash_attn/flash_attn_interface.py", 51, "_flash_attn_forward",
+               "out, q, k, v, out_padded, softmax_lse, S_dmask, rng_state = flash_attn_cuda.fwd(")]
+    out += traceback(frames, "RuntimeError: FlashAttention only support fp16 and bf16 data type")
+    out += ["  0%|          | 0/13000 [00:02<?, ?it/s]"]
+    return C("flash-attn-fp32-inputs-mistral-trainer-no-dtype-01", "flash-attn-fp32-inputs", "easy",
+             "Mistral-7B loaded with attn_implementation=flash_attention_2 but no torch_dtype (float32 in transformers "
+             "4.44.2) and trained without bf16/fp16: the first forward hands float32 to flash-attn 2.5.8",
+             {"train.log": "\n".join(out)}, {"launcher": "python", "gpu_model": "NVIDIA A100-SXM4-80GB"},
+             ["torch_dtype", "bf16"])
+
+
+@case
+def fa_fp32_custom_vit_torchrun() -> Case:
+    """8 ranks, a ViT codebase calling flash_attn_func itself; the eval pass runs outside autocast."""
+    rng = random.Random(2111)
+    site = "/usr/local/lib/python3.11/dist-packages"
+    clock = Clock(datetime(2025, 6, 3, 2, 10, 40), rng)
+    mods = module_frames(site, "2.5")
+    out = ["torchrun --nnodes 1 --nproc_per_node 8 -m vitlab.train --cfg cfgs/vit_l16_in1k.yaml --amp bf16"]
+    out += torchrun_header(clock, 77102, "2.5")
+    for step in (49800, 49900, 50000):
+        out.append(f"[rank0]: [2025-06-03 05:41:{step % 60:02d}] train step {step}/300000 loss 2.8{step % 7} "
+                   f"lr 9.61e-04 img/s 11452")
+    out.append("[rank0]: [2025-06-03 05:41:58] step 50000: running validation (50000 images)")
+    frames = [("/opt/vitlab/vitlab/train.py", 402, "<module>", "main(cfg)"),
+              ("/opt/vitlab/vitlab/train.py", 377, "main", "acc1 = evaluate(model, val_loader, cfg)"),
+              ("/usr/local/lib/python3.11/dist-packages/torch/utils/_contextlib.py", 116, "decorate_context",
+               "return func(*args, **kwargs)"),
+              ("/opt/vitlab/vitlab/engine.py", 58, "evaluate", "logits = model(images)"), *mods,
+              (f"{site}/torch/nn/parallel/distributed.py", 1643, "forward", "else self._run_ddp_forward(*inputs, **kwargs)"),
+              (f"{site}/torch/nn/parallel/distributed.py", 1459, "_run_ddp_forward", "return self.module(*inputs, **kwargs)  # type: ignore[index]"),
+              *mods,
+              ("/opt/vitlab/vitlab/models/vit.py", 212, "forward", "x = blk(x)"), *mods,
+              ("/opt/vitlab/vitlab/models/vit.py", 131, "forward", "x = x + self.drop_path(self.attn(self.norm1(x)))"), *mods,
+              ("/opt/vitlab/vitlab/models/vit.py", 88, "forward", "x = flash_attn_func(q, k, v, dropout_p=0.0)"),
+              (f"{site}/flash_attn/flash_attn_interface.py", 831, "flash_attn_func", "return FlashAttnFunc.apply("),
+              (f"{site}/torch/autograd/function.py", 575, "apply", "return super().apply(*args, **kwargs)  # type: ignore[misc]"),
+              (f"{site}/flash_attn/flash_attn_interface.py", 511, "forward",
+               "out, q, k, v, out_padded, softmax_lse, S_dmask, rng_state = _flash_attn_forward("),
+              (f"{site}/flash_attn/flash_attn_interface.py", 51, "_flash_attn_forward",
+               "out, q, k, v, out_padded, softmax_lse, S_dmask, rng_state = flash_attn_cuda.fwd(")]
+    exc = "RuntimeError: FlashAttention only support fp16 and bf16 data type"
+    for r in (3, 0, 5, 1, 6, 2, 7, 4):
+        out += ranked(r, traceback(frames, exc))
+    root = RankExit(3, 3, 77124, 1, "2025-06-03_05:42:03", "gpu-h100-12")
+    others = [RankExit(r, r, 77121 + r, 1, "2025-06-03_05:42:03", "gpu-h100-12") for r in range(8) if r != 3]
+    out += torchrun_tail(site, "vitlab.train", root, others, 77102, f"0603 05:42:03.{rng.randint(100000, 999999)}",
+                         "/usr/bin/python")
+    return C("flash-attn-fp32-inputs-vit-eval-no-autocast-torchrun-02", "flash-attn-fp32-inputs", "medium",
+             "8-rank torchrun ViT training whose attention calls flash_attn_func directly: training runs under bf16 "
+             "autocast, but the validation at step 50000 runs without it and every rank hands float32 to flash-attn",
+             {"torchrun.log": "\n".join(out)}, {"launcher": "torchrun", "world_size": "8"},
+             ["autocast", "bf16"], initiating_rank=list(range(8)))
+
+
+# --------------------------------------------------------------------------------------------------
+# accelerate-device-map-distributed
+
+@case
+def accel_auto_map_torchrun_qlora() -> Case:
+    """2 ranks, QLoRA with device_map='auto' copied from a notebook; transformers 4.44.2, accelerate 0.34.2."""
+    rng = random.Random(2112)
+    site = "/opt/conda/lib/python3.11/site-packages"
+    clock = Clock(datetime(2024, 11, 5, 9, 12, 30), rng)
+    out = ["torchrun --nproc_per_node 2 train_qlora.py --model meta-llama/Llama-2-13b-hf --bits 4 --device_map auto"]
+    out += torchrun_header(clock, 3301, "2.4")
+    out += ["[rank0]: Loading checkpoint shards: 100%|██████████| 3/3 [00:21<00:00,  7.02s/it]",
+            "[rank1]: Loading checkpoint shards: 100%|██████████| 3/3 [00:22<00:00,  7.40s/it]",
+            "[rank0]: trainable params: 62,586,880 || all params: 13,078,451,200 || trainable%: 0.4786",
+            "[rank1]: trainable params: 62,586,880 || all params: 13,078,451,200 || trainable%: 0.4786"]
+    tf = f"{site}/transformers"
+    acc = f"{site}/accelerate/accelerator.py"
+    frames = [("/home/ml/qlora/train_qlora.py", 177, "<module>", "trainer.train()"),
+              (f"{tf}/trainer.py", 1938, "train", "return inner_training_loop("),
+              (f"{tf}/trainer.py", 2095, "_inner_training_loop",
+               "model, self.optimizer = self.accelerator.prepare(self.model, self.optimizer)"),
+              (f"{acc}", 1326, "prepare", "result = tuple("),
+              (f"{acc}", 1327, "<genexpr>", "self._prepare_one(obj, first_pass=True, device_placement=d) for obj, d in zip(args, device_placement)"),
+              (f"{acc}", 1200, "_prepare_one", "return self.prepare_model(obj, device_placement=device_placement)"),
+              (f"{acc}", 1384, "prepare_model", "raise ValueError(")]
+    exc = ("ValueError: You can't train a model that has been loaded with `device_map='auto'` in any distributed mode. "
+           "Please rerun your script specifying `--num_processes=1` or by launching with `python {{myscript.py}}`.")
+    out += ranked(1, traceback(frames, exc)) + ranked(0, traceback(frames, exc))
+    root = RankExit(1, 1, 3322, 1, "2024-11-05_09:13:24", "ws-2x4090")
+    out += torchrun_tail(site, "train_qlora.py", root, [RankExit(0, 0, 3321, 1, "2024-11-05_09:13:24", "ws-2x4090")],
+                         3301, f"1105 09:13:24.{rng.randint(100000, 999999)}", "/opt/conda/bin/python")
+    return C("accelerate-device-map-distributed-qlora-auto-torchrun-01", "accelerate-device-map-distributed", "easy",
+             "a QLoRA notebook recipe with device_map='auto' run under torchrun on two GPUs: each rank spreads its copy "
+             "over both GPUs and accelerate 0.34.2 refuses to prepare it at trainer.train()",
+             {"torchrun.log": "\n".join(out)}, {"launcher": "torchrun", "world_size": "2"},
+             ["device_map", "LOCAL_RANK"], initiating_rank=[0, 1])
+
+
+@case
+def accel_current_device_too_early() -> Case:
+    """accelerate launch, 4 processes, accelerate 1.15.0: device_map from torch.cuda.current_device() before Accelerator()."""
+    site = "/opt/venv/lib/python3.12/site-packages"
+    acc = f"{site}/accelerate/accelerator.py"
+    out = ["$ accelerate launch --multi_gpu --num_processes 4 --mixed_precision bf16 dpo_8bit.py --config dpo.yaml",
+           "[2025-09-18 13:40:02,911] [INFO] [real_accelerator.py:260:get_accelerator] Setting ds_accelerator to cuda (auto detect)"]
+    for r in range(4):
+        out.append(f"[rank{r}]: loading policy Qwen/Qwen2.5-7B-Instruct in 8-bit on device_map={{'': 0}}")
+    out += ["[rank0]: Loading checkpoint shards: 100%|██████████| 4/4 [00:12<00:00,  3.05s/it]",
+            "[rank2]: Loading checkpoint shards: 100%|██████████| 4/4 [00:12<00:00,  3.11s/it]",
+            "[rank1]: Loading checkpoint shards: 100%|██████████| 4/4 [00:13<00:00,  3.27s/it]",
+            "[rank3]: Loading checkpoint shards: 100%|██████████| 4/4 [00:13<00:00,  3.30s/it]"]
+    frames = [("/work/rlhf/dpo_8bit.py", 141, "<module>", "main()"),
+              ("/work/rlhf/dpo_8bit.py", 102, "main", "model, opt, loader = accelerator.prepare(model, opt, loader)"),
+              (acc, 1559, "prepare", "self._prepare_one(obj, first_pass=True, device_placement=d) for obj, d in zip(args, device_placement)"),
+              (acc, 1404, "_prepare_one", "return self.prepare_model(obj, device_placement=device_placement)"),
+              (acc, 1867, "prepare_model", "raise ValueError(")]
+    exc = ("ValueError: You can't train a model that has been loaded in 8-bit or 4-bit precision on a different device "
+           "than the one you're training on. Make sure you loaded the model on the correct device using for example "
+           "`device_map={'':torch.cuda.current_device()}` or `device_map={'':torch.xpu.current_device()}`")
+    for r in (2, 1, 3):
+        out += ranked(r, traceback(frames, exc))
+    out += ["W0918 13:40:39.512000 1907 torch/distributed/elastic/multiprocessing/api.py:900] Sending process 1931 closing signal SIGTERM",
+            "E0918 13:40:39.880000 1907 torch/distributed/elastic/multiprocessing/api.py:874] failed (exitcode: 1) local_rank: 1 (pid: 1932) of binary: /opt/venv/bin/python"]
+    out += child_failed_block("dpo_8bit.py", RankExit(1, 1, 1932, 1, "2025-09-18_13:40:39", "node-a8"),
+                              [RankExit(0, 0, 1931, -15, "2025-09-18_13:40:39", "node-a8"),
+                               RankExit(2, 2, 1933, 1, "2025-09-18_13:40:39", "node-a8"),
+                               RankExit(3, 3, 1934, 1, "2025-09-18_13:40:39", "node-a8")])
+    return C("accelerate-device-map-distributed-8bit-current-device-hard-02", "accelerate-device-map-distributed", "hard",
+             "a DPO script builds device_map={'': torch.cuda.current_device()} before creating the Accelerator, so every "
+             "process loads its 8-bit copy on GPU 0; accelerate 1.15.0 refuses on ranks 1-3 and rank 0 is terminated",
+             {"launch.log": "\n".join(out)}, {"launcher": "accelerate", "world_size": "4"},
+             ["device_map", "process_index"], initiating_rank=[1, 2, 3])
+
+
+# --------------------------------------------------------------------------------------------------
+# transformers-accelerate-missing
+
+@case
+def accel_missing_trainer_torchrun() -> Case:
+    """transformers 4.57.6 installed without its [torch] extra: TrainingArguments fails on both ranks."""
+    rng = random.Random(2114)
+    site = "/srv/envs/cls/lib/python3.11/site-packages"
+    clock = Clock(datetime(2025, 10, 29, 17, 5, 12), rng)
+    out = ["+ pip freeze | grep -E '^(torch|transformers|datasets|accelerate|evaluate)=='",
+           "datasets==4.2.0", "evaluate==0.4.6", "torch==2.8.0", "transformers==4.57.6",
+           "+ torchrun --nproc_per_node 2 train_cls.py --model answerdotai/ModernBERT-base --train data/train.csv --bf16"]
+    out += torchrun_header(clock, 24410, "2.5")
+    tf = f"{site}/transformers"
+    frames = [("/srv/cls/train_cls.py", 140, "<module>", "main()"),
+              ("/srv/cls/train_cls.py", 88, "main", "args = TrainingArguments("),
+              ("<string>", 136, "__init__", ""),
+              (f"{tf}/training_args.py", 1811, "__post_init__", "self.device"),
+              (f"{tf}/training_args.py", 2355, "device", "return self._setup_devices"),
+              ("/usr/lib/python3.11/functools.py", 1001, "__get__", "val = self.func(instance)"),
+              (f"{tf}/training_args.py", 2225, "_setup_devices", "raise ImportError(")]
+    exc = ("ImportError: Using the `Trainer` with `PyTorch` requires `accelerate>=0.26.0`: Please run `pip install "
+           "transformers[torch]` or `pip install 'accelerate>=0.26.0'`")
+    out += ranked(0, traceback(frames, exc)) + ranked(1, traceback(frames, exc))
+    root = RankExit(0, 0, 24431, 1, "2025-10-29_17:05:19", "cpu-gpu-04")
+    out += torchrun_tail(site, "train_cls.py", root, [RankExit(1, 1, 24432, 1, "2025-10-29_17:05:19", "cpu-gpu-04")],
+                         24410, f"1029 17:05:19.{rng.randint(100000, 999999)}", "/srv/envs/cls/bin/python")
+    return C("transformers-accelerate-missing-trainer-torchrun-01", "transformers-accelerate-missing", "easy",
+             "a classifier fine-tune in an environment built from a requirements file without accelerate "
+             "(transformers 4.57.6): TrainingArguments fails on both ranks before anything loads",
+             {"torchrun.log": "\n".join(out)}, {"launcher": "torchrun", "world_size": "2"},
+             ["pip install", "accelerate"], initiating_rank=[0, 1])
+
+
+@case
+def accel_missing_bnb_4bit_notebook() -> Case:
+    """A Jupyter kernel on transformers 4.57.6 loading a 4-bit model; accelerate was installed into another Python."""
+    site = "/home/jo/.local/lib/python3.10/site-packages"
+    tf = f"{site}/transformers"
+    out = ["In [3]: !pip install -q accelerate bitsandbytes",
+           "WARNING: Running pip as the 'root' user can result in broken permissions and conflicting behaviour with the system package manager.",
+           "In [4]: model = AutoModelForCausalLM.from_pretrained(\"microsoft/Phi-3.5-mini-instruct\", quantization_config=bnb, device_map={\"\": 0})",
+           "---------------------------------------------------------------------------",
+           "ImportError                               Traceback (most recent call last)",
+           "Cell In[4], line 1",
+           "----> 1 model = AutoModelForCausalLM.from_pretrained(\"microsoft/Phi-3.5-mini-instruct\", quantization_config=bnb, device_map={\"\": 0})",
+           "",
+           f"File {tf}/models/auto/auto_factory.py:604, in _BaseAutoModelClass.from_pretrained(cls, pretrained_model_name_or_path, *model_args, **kwargs)",
+           "    602     if model_class.config_class == config.sub_configs.get(\"text_config\", None):",
+           "    603         config = config.get_text_config()",
+           "--> 604     return model_class.from_pretrained(",
+           "    605         pretrained_model_name_or_path, *model_args, config=config, **hub_kwargs, **kwargs",
+           "    606     )",
+           "",
+           f"File {tf}/modeling_utils.py:277, in restore_default_dtype.<locals>._wrapper(*args, **kwargs)",
+           "    275 old_dtype = torch.get_default_dtype()",
+           "    276 try:",
+           "--> 277     return func(*args, **kwargs)",
+           "    278 finally:",
+           "    279     torch.set_default_dtype(old_dtype)",
+           "",
+           f"File {tf}/modeling_utils.py:4881, in PreTrainedModel.from_pretrained(cls, pretrained_model_name_or_path, config, cache_dir, ignore_mismatched_sizes, force_download, local_files_only, token, revision, use_safetensors, weights_only, *model_args, **kwargs)",
+           "   4879         )",
+           "   4880 ",
+           "-> 4881 hf_quantizer, config, dtype, device_map = get_hf_quantizer(",
+           "   4882     config, quantization_config, dtype, from_tf, from_flax, device_map, weights_only, user_agent",
+           "   4883 )",
+           "",
+           f"File {tf}/quantizers/auto.py:319, in get_hf_quantizer(config, quantization_config, dtype, from_tf, from_flax, device_map, weights_only, user_agent)",
+           "    318 if hf_quantizer is not None:",
+           "--> 319     hf_quantizer.validate_environment(",
+           "    320         dtype=dtype,",
+           "    321         from_tf=from_tf,",
+           "    322         from_flax=from_flax,",
+           "    323         device_map=device_map,",
+           "    324         weights_only=weights_only,",
+           "    325     )",
+           "",
+           f"File {tf}/quantizers/quantizer_bnb_4bit.py:82, in Bnb4BitHfQuantizer.validate_environment(self, *args, **kwargs)",
+           "     80 def validate_environment(self, *args, **kwargs):",
+           "     81     if not is_accelerate_available():",
+           "---> 82         raise ImportError(",
+           "     83             f\"Using `bitsandbytes` 4-bit quantization requires Accelerate: `pip install 'accelerate>={ACCELERATE_MIN_VERSION}'`\"",
+           "     84         )",
+           "",
+           "ImportError: Using `bitsandbytes` 4-bit quantization requires Accelerate: `pip install 'accelerate>=0.26.0'`"]
+    return C("transformers-accelerate-missing-bnb-4bit-jupyter-02", "transformers-accelerate-missing", "medium",
+             "a Jupyter kernel (transformers 4.57.6) loads a 4-bit model right after `!pip install accelerate`, which "
+             "went into another Python than the kernel's", {"notebook.log": "\n".join(out)}, {"launcher": "python"},
+             ["%pip", "accelerate"])
+
+
 def main() -> None:
     ap = parser(__doc__.splitlines()[0])
     ap.add_argument("--only", default="", help="only cases whose id contains this")

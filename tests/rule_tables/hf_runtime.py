@@ -23,6 +23,18 @@ FIRES = [
     ("tokenizers-json-model-unreadable", "Exception: data did not match any variant of untagged enum ModelWrapper at line 336 column 3"),
     ("tokenizers-json-model-unreadable", "[rank0]: Exception: data did not match any variant of untagged enum ModelWrapper at line 1251003 column 3"),
     ("tokenizers-json-part-unreadable", "Exception: data did not match any variant of untagged enum PreTokenizerWrapper at line 61 column 3"),
+    ("flash-attn-fp32-inputs", "RuntimeError: FlashAttention only support fp16 and bf16 data type"),
+    ("flash-attn-fp32-inputs", "[rank5]: RuntimeError: FlashAttention only support fp16 and bf16 data type"),
+    ("accelerate-device-map-ddp", "ValueError: You can't train a model that has been loaded with `device_map='auto'` in any distributed mode. Please rerun your script specifying `--num_processes=1` or by launching with `python {{myscript.py}}`."),
+    ("accelerate-device-map-ddp", "[rank1]: ValueError: You can't train a model that has been loaded in 8-bit or 4-bit precision on a different device than the one you're training on. Make sure you loaded the model on the correct device using for example `device_map={'':torch.cuda.current_device()}` or `device_map={'':torch.xpu.current_device()}`"),
+    ("accelerate-device-map-ddp", "ValueError: You can't train a model that has been loaded in 8-bit precision on a different device than the one you're training on. Make sure you loaded the model on the correct device using for example `device_map={'':torch.cuda.current_device()}` or `device_map={'':torch.xpu.current_device()}`"),
+    ("accelerate-device-map-ddp", "ValueError: You can't train a model that has been loaded in 8-bit or 4-bit precision on multiple devices in any distributed mode. In order to use 8-bit or 4-bit models that have been loaded across multiple GPUs the solution is to use Naive Pipeline Parallelism."),
+    ("transformers-needs-accelerate", "ImportError: Using the `Trainer` with `PyTorch` requires `accelerate>=0.26.0`: Please run `pip install transformers[torch]` or `pip install 'accelerate>=0.26.0'`"),
+    ("transformers-needs-accelerate", "ImportError: Using the `Trainer` with `PyTorch` requires `accelerate>=0.20.1`: Please run `pip install transformers[torch]` or `pip install accelerate -U`"),
+    ("transformers-needs-accelerate", "ImportError: Using `low_cpu_mem_usage=True` or a `device_map` requires Accelerate: `pip install accelerate`"),
+    ("transformers-needs-accelerate", "ValueError: Using a `device_map`, `tp_plan`, `torch.device` context manager or setting `torch.set_default_device(device)` requires `accelerate`. You can install it with `pip install accelerate`"),
+    ("transformers-needs-accelerate", "ImportError: Using `bitsandbytes` 4-bit quantization requires Accelerate: `pip install 'accelerate>=0.26.0'`"),
+    ("transformers-needs-accelerate", "ImportError: Using `load_in_8bit=True` requires Accelerate: `pip install accelerate` and the latest version of bitsandbytes `pip install -i https://test.pypi.org/simple/ bitsandbytes` or `pip install bitsandbytes`."),
 ]
 
 NEAR_MISSES = [
@@ -36,4 +48,11 @@ NEAR_MISSES = [
     ("bnb-model-moved-or-cast", "ValueError: You cannot cast a GPTQ model in a new `dtype`. Make sure to load the model using `from_pretrained` using the desired `dtype` by passing the correct `dtype` argument."),
     # a tokenizer.json that is not JSON at all (an LFS pointer): serde's other message, checkpoint-corrupt's territory
     ("tokenizers-json-model-unreadable", "Exception: expected value at line 1 column 1"),
+    # accelerate's CPU/disk offload refusal for quantized training is bnb-quantized-cpu-offload's side, not the DDP placement
+    ("accelerate-device-map-ddp", "ValueError: You can't train a model that has been loaded in 8-bit or 4-bit precision with CPU or disk offload."),
+    # the environment banner and the no-module error of another package are not transformers asking for accelerate
+    ("transformers-needs-accelerate", "ModuleNotFoundError: No module named 'transformers'"),
+    ("transformers-needs-accelerate", "accelerate                1.10.1"),
+    # transformers' load-time warning about a float32 flash-attention model is not the kernel's refusal
+    ("flash-attn-fp32-inputs", "You are attempting to use Flash Attention 2 without specifying a torch dtype. This might lead to unexpected behaviour"),
 ]

@@ -40,6 +40,13 @@ RULES: tuple[Rule, ...] = (
         ),
         0.93,
     ),
+    Rule(
+        "flash-attn-fp32-inputs",
+        "flash-attn-fp32-inputs",
+        # flash_api.cpp (2.5.8, 2.8.3) TORCH_CHECK: "RuntimeError: FlashAttention only support fp16 and bf16 data type"
+        (r"FlashAttention only support fp16 and bf16 data type",),
+        0.93,
+    ),
     # --- bitsandbytes models after from_pretrained ---
     Rule(
         "bnb-model-moved-or-cast",
@@ -71,6 +78,47 @@ RULES: tuple[Rule, ...] = (
         #  quantized model. Please use the model as it is, since the model has already been casted to the correct `dtype`."
         (r"`\.(?:half|float)\(\)` is not supported for quantized model",),
         0.85,
+    ),
+    # --- accelerate ---
+    Rule(
+        "accelerate-device-map-ddp",
+        "accelerate-device-map-distributed",
+        (
+            # Accelerator.prepare_model (0.34.2, 1.15.0): "ValueError: You can't train a model that has been loaded with
+            #  `device_map='auto'` in any distributed mode. Please rerun your script specifying `--num_processes=1` or by
+            #  launching with `python {{myscript.py}}`."
+            r"You can't train a model that has been loaded with `device_map='auto'` in any distributed mode",
+            # 1.15.0: "ValueError: You can't train a model that has been loaded in 8-bit or 4-bit precision on a different
+            #  device than the one you're training on. Make sure you loaded the model on the correct device using for
+            #  example `device_map={'':torch.cuda.current_device()}` ..." (0.34.2: "in 8-bit precision on a different ...")
+            r"You can't train a model that has been loaded in 8-bit (?:or 4-bit )?precision on a different device than the one",
+            # "ValueError: You can't train a model that has been loaded in 8-bit or 4-bit precision on multiple devices in
+            #  any distributed mode. In order to use 8-bit or 4-bit models that have been loaded across multiple GPUs ..."
+            r"You can't train a model that has been loaded in 8-bit (?:or 4-bit )?precision on multiple devices in any distributed mode",
+        ),
+        0.93,
+    ),
+    Rule(
+        "transformers-needs-accelerate",
+        "transformers-accelerate-missing",
+        (
+            # TrainingArguments._setup_devices (4.44-5.24): "ImportError: Using the `Trainer` with `PyTorch` requires
+            #  `accelerate>=0.26.0`: Please run `pip install transformers[torch]` or `pip install 'accelerate>=0.26.0'`"
+            #  (4.36: "... requires `accelerate>=0.20.1`: Please run `pip install transformers[torch]` or `pip install accelerate -U`")
+            r"Using the `Trainer` with `PyTorch` requires `accelerate>=[\d.]+`",
+            # from_pretrained 4.36-4.44: "ImportError: Using `low_cpu_mem_usage=True` or a `device_map` requires Accelerate:
+            #  `pip install accelerate`"
+            r"Using `low_cpu_mem_usage=True` or a `device_map` requires Accelerate",
+            # 4.57: "ValueError: Using a `device_map`, `tp_plan`, `torch.device` context manager or setting
+            #  `torch.set_default_device(device)` requires `accelerate`. You can install it with `pip install accelerate`"
+            r"requires `accelerate`\. You can install it with `pip install accelerate`",
+            # quantizer_bnb_4bit/8bit.validate_environment (4.57): "ImportError: Using `bitsandbytes` 4-bit quantization
+            #  requires Accelerate: `pip install 'accelerate>=0.26.0'`"; 4.36: "Using `load_in_8bit=True` requires
+            #  Accelerate: `pip install accelerate` and the latest version of bitsandbytes ..."
+            r"Using `bitsandbytes` [48]-bit quantization requires Accelerate: `pip install",
+            r"Using `load_in_8bit=True` requires Accelerate: `pip install accelerate`",
+        ),
+        0.92,
     ),
     # --- tokenizers ---
     Rule(
