@@ -670,6 +670,70 @@ def accel_missing_bnb_4bit_notebook() -> Case:
              ["%pip", "accelerate"])
 
 
+# --------------------------------------------------------------------------------------------------
+# peft-adapter-config-newer
+
+# Captured: a LoRA adapter of a tiny Llama saved by peft 0.21.2, then `PeftModel.from_pretrained(base, dir)` with
+# peft 0.13.2 (accelerate 1.15.0, transformers 5.24.0, torch 2.13.0 CPU, Python 3.11.7). The output as printed; the
+# writer below rewrites the capture's paths to a user's.
+CAPTURED_PEFT_013 = """\
+peft 0.13.2
+Traceback (most recent call last):
+  File "/work/scratch/kbhf2/peftcap.py", line 15, in <module>
+    PeftModel.from_pretrained(base, d)
+  File "/work/scratch/kbhf2/peft-0.13.2/peft/peft_model.py", line 483, in from_pretrained
+    config = PEFT_TYPE_TO_CONFIG_MAPPING[
+             ^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+  File "/work/scratch/kbhf2/peft-0.13.2/peft/config.py", line 152, in from_pretrained
+    return cls.from_peft_type(**kwargs)
+           ^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+  File "/work/scratch/kbhf2/peft-0.13.2/peft/config.py", line 119, in from_peft_type
+    return config_cls(**kwargs)
+           ^^^^^^^^^^^^^^^^^^^^
+TypeError: LoraConfig.__init__() got an unexpected keyword argument 'alora_invocation_tokens'"""
+
+
+@case
+def peft_captured_013_merge() -> Case:
+    text = (CAPTURED_PEFT_013.replace("/work/scratch/kbhf2/peftcap.py", "/home/ana/merge/merge_adapter.py")
+            .replace("/work/scratch/kbhf2/peft-0.13.2/peft", "/home/ana/.venvs/merge/lib/python3.11/site-packages/peft"))
+    out = ["$ python merge_adapter.py --base ./base-llama --adapter ./adapters/support-bot-v3 --out ./merged",
+           "merge_adapter: base ./base-llama (LlamaForCausalLM), adapter ./adapters/support-bot-v3", text]
+    return C("peft-adapter-config-newer-captured-merge-01", "peft-adapter-config-newer", "medium",
+             "captured: an adapter saved by peft 0.21.2 loaded with PeftModel.from_pretrained in a peft 0.13.2 "
+             "environment; LoraConfig refuses the first key it does not know", {"merge.log": "\n".join(out)},
+             {"launcher": "python"}, ["peft"])
+
+
+@case
+def peft_load_adapter_eval_torchrun() -> Case:
+    """4-rank evaluation on transformers 4.46.3 + peft 0.10.0 of an adapter trained on a newer stack."""
+    rng = random.Random(2116)
+    site = "/usr/local/lib/python3.10/dist-packages"
+    clock = Clock(datetime(2025, 8, 27, 11, 3, 9), rng)
+    out = ["+ torchrun --nproc_per_node 4 eval_adapter.py --base Qwen/Qwen2.5-7B-Instruct --adapter hub://acme/qwen7b-sql-lora "
+           "--suite spider-dev"]
+    out += torchrun_header(clock, 6610, "2.4")
+    out += [f"[rank{r}]: Loading checkpoint shards: 100%|██████████| 4/4 [00:05<00:00,  1.33s/it]" for r in (0, 2, 1, 3)]
+    frames = [("/opt/evals/eval_adapter.py", 119, "<module>", "main()"),
+              ("/opt/evals/eval_adapter.py", 64, "main", "model.load_adapter(args.adapter_dir, adapter_name=\"sql\")"),
+              (f"{site}/transformers/integrations/peft.py", 207, "load_adapter", "peft_config = PeftConfig.from_pretrained("),
+              (f"{site}/peft/config.py", 151, "from_pretrained", "return cls.from_peft_type(**kwargs)"),
+              (f"{site}/peft/config.py", 118, "from_peft_type", "return config_cls(**kwargs)")]
+    exc = "TypeError: LoraConfig.__init__() got an unexpected keyword argument 'alora_invocation_tokens'"
+    for r in (1, 0, 3, 2):
+        out += ranked(r, traceback(frames, exc))
+    root = RankExit(1, 1, 6632, 1, "2025-08-27_11:03:31", "eval-l40s-2")
+    others = [RankExit(r, r, 6631 + r, 1, "2025-08-27_11:03:31", "eval-l40s-2") for r in (0, 2, 3)]
+    out += torchrun_tail(site, "eval_adapter.py", root, others, 6610, f"0827 11:03:31.{rng.randint(100000, 999999)}",
+                         "/usr/bin/python")
+    return C("peft-adapter-config-newer-load-adapter-torchrun-02", "peft-adapter-config-newer", "medium",
+             "4-rank evaluation image on transformers 4.46.3 and peft 0.10.0 loads, with model.load_adapter, a LoRA "
+             "adapter whose adapter_config.json peft 0.21.2 wrote (its first key, alora_invocation_tokens, is unknown to 0.10.0)",
+             {"torchrun.log": "\n".join(out)}, {"launcher": "torchrun", "world_size": "4"},
+             ["peft", "upgrade"], initiating_rank=[0, 1, 2, 3])
+
+
 def main() -> None:
     ap = parser(__doc__.splitlines()[0])
     ap.add_argument("--only", default="", help="only cases whose id contains this")

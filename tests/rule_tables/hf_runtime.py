@@ -35,6 +35,8 @@ FIRES = [
     ("transformers-needs-accelerate", "ValueError: Using a `device_map`, `tp_plan`, `torch.device` context manager or setting `torch.set_default_device(device)` requires `accelerate`. You can install it with `pip install accelerate`"),
     ("transformers-needs-accelerate", "ImportError: Using `bitsandbytes` 4-bit quantization requires Accelerate: `pip install 'accelerate>=0.26.0'`"),
     ("transformers-needs-accelerate", "ImportError: Using `load_in_8bit=True` requires Accelerate: `pip install accelerate` and the latest version of bitsandbytes `pip install -i https://test.pypi.org/simple/ bitsandbytes` or `pip install bitsandbytes`."),
+    ("peft-config-unknown-field", "TypeError: LoraConfig.__init__() got an unexpected keyword argument 'alora_invocation_tokens'"),
+    ("peft-config-unknown-field", "[rank2]: TypeError: LoraConfig.__init__() got an unexpected keyword argument 'trainable_token_indices'"),
 ]
 
 NEAR_MISSES = [
@@ -55,4 +57,8 @@ NEAR_MISSES = [
     ("transformers-needs-accelerate", "accelerate                1.10.1"),
     # transformers' load-time warning about a float32 flash-attention model is not the kernel's refusal
     ("flash-attn-fp32-inputs", "You are attempting to use Flash Attention 2 without specifying a torch dtype. This might lead to unexpected behaviour"),
+    # PEFT 0.21's warning when it drops unknown keys: the load goes on
+    ("peft-config-unknown-field", "UserWarning: Unexpected keyword arguments ['future_option'] for class LoraConfig, these are ignored."),
+    # TRL's SFTConfig refusing a removed argument is hf-trainer-unexpected-keyword
+    ("peft-config-unknown-field", "TypeError: SFTConfig.__init__() got an unexpected keyword argument 'max_seq_length'"),
 ]

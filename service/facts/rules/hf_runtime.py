@@ -8,7 +8,7 @@ entry's ``affected.software`` (flash-attn 2.5.8 and 2.8.3 sources, transformers 
 
 from __future__ import annotations
 
-from service.facts.rules.base import Rule
+from service.facts.rules.base import Boost, Rule
 
 RULES: tuple[Rule, ...] = (
     # --- flash-attn ---
@@ -119,6 +119,16 @@ RULES: tuple[Rule, ...] = (
             r"Using `load_in_8bit=True` requires Accelerate: `pip install accelerate`",
         ),
         0.92,
+    ),
+    # --- PEFT adapters ---
+    Rule(
+        "peft-config-unknown-field",
+        "peft-adapter-config-newer",
+        # peft <= 0.13.2 from_peft_type `config_cls(**kwargs)` on an adapter_config.json saved by 0.21.2 (captured):
+        #  "TypeError: LoraConfig.__init__() got an unexpected keyword argument 'alora_invocation_tokens'"
+        (r"\b(?:Lora|LoHa|LoKr|AdaLora|IA3|OFT|BOFT|Vera|VBLoRA|FourierFT|HRA|LNTuning|Poly|PromptTuning|MultitaskPromptTuning|PrefixTuning|PromptEncoder|AdaptionPrompt|XLora)Config\.__init__\(\) got an unexpected keyword argument",),
+        0.85,
+        boosts=(Boost(0.1, "the config is rebuilt from adapter_config.json by peft", line=r"peft/config\.py.*in from_peft_type"),),
     ),
     # --- tokenizers ---
     Rule(
