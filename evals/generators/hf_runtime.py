@@ -734,6 +734,80 @@ def peft_load_adapter_eval_torchrun() -> Case:
              ["peft", "upgrade"], initiating_rank=[0, 1, 2, 3])
 
 
+# --------------------------------------------------------------------------------------------------
+# safetensors-non-contiguous-tensor
+
+# Captured: safetensors 0.8.0 save_file on a dict holding a transposed weight (torch 2.13.0 CPU, Python 3.11.7); the
+# writer below rewrites the capture's paths to a user's.
+CAPTURED_SAFETENSORS_080 = """\
+torch 2.13.0+cpu safetensors 0.8.0
+Traceback (most recent call last):
+  File "/work/scratch/kbhf2/stcap.py", line 6, in <module>
+    save_file(state, "/tmp/kbhf2-st.safetensors")
+  File "/work/wt/kb-hf2/.venv/lib/python3.11/site-packages/safetensors/torch.py", line 324, in save_file
+    _flatten_as_ptr(tensors, keep_references_alive), filename, metadata=metadata
+    ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+  File "/work/wt/kb-hf2/.venv/lib/python3.11/site-packages/safetensors/torch.py", line 576, in _flatten_as_ptr
+    raise ValueError(
+ValueError: You are trying to save a non contiguous tensor: `encoder.proj.weight` which is not allowed. It either means you are trying to save tensors which are reference of each other in which case it's recommended to save only the full tensors, and reslice at load time, or simply call `.contiguous()` on your tensor to pack it before saving."""
+
+
+@case
+def st_captured_convert() -> Case:
+    text = (CAPTURED_SAFETENSORS_080.replace("/work/scratch/kbhf2/stcap.py", "/home/lee/convert/convert_ckpt.py")
+            .replace("/work/wt/kb-hf2/.venv/lib/python3.11/site-packages", "/home/lee/.venv/lib/python3.11/site-packages"))
+    out = ["$ python convert_ckpt.py --src ckpt/encoder_jax.npz --dst ckpt/encoder.safetensors",
+           "convert_ckpt: 2 arrays read; kernels transposed from (in, out) to torch's (out, in)", text]
+    return C("safetensors-non-contiguous-tensor-captured-convert-01", "safetensors-non-contiguous-tensor", "easy",
+             "captured: a checkpoint converter transposes a kernel with .t() and saves it with safetensors 0.8.0 "
+             "save_file, which refuses the non-contiguous view", {"convert.log": "\n".join(out)},
+             {"launcher": "python"}, ["contiguous"])
+
+
+@case
+def st_trainer_checkpoint_torchrun() -> Case:
+    """2 ranks, transformers 4.44.2: rank 0 fails at the first checkpoint save; rank 1 is terminated."""
+    rng = random.Random(2118)
+    site = "/opt/conda/lib/python3.10/site-packages"
+    tf = f"{site}/transformers"
+    clock = Clock(datetime(2024, 9, 9, 22, 14, 2), rng)
+    out = ["torchrun --nproc_per_node 2 train_mt.py --init_from ported/marian-en-de --save_steps 2000 --max_steps 60000"]
+    out += torchrun_header(clock, 1204, "2.4")
+    out += ["[rank0]: ported weights: 412 tensors copied from the fairseq checkpoint (out_proj kernels transposed)"]
+    out += hf_train_banner(4508785, 1, 32, 64, 1, 60000, 73886720)
+    out += ["{'loss': 3.9121, 'grad_norm': 1.618, 'learning_rate': 4.98e-05, 'epoch': 0.01}",
+            "{'loss': 2.4407, 'grad_norm': 0.912, 'learning_rate': 4.83e-05, 'epoch': 0.03}",
+            "[rank0]: Saving model checkpoint to out/checkpoint-2000"]
+    frames = [("/home/mt/train_mt.py", 188, "<module>", "trainer.train()"),
+              (f"{tf}/trainer.py", 1938, "train", "return inner_training_loop("),
+              (f"{tf}/trainer.py", 2356, "_inner_training_loop",
+               "self._maybe_log_save_evaluate(tr_loss, grad_norm, model, trial, epoch, ignore_keys_for_eval)"),
+              (f"{tf}/trainer.py", 2807, "_maybe_log_save_evaluate", "self._save_checkpoint(model, trial, metrics=metrics)"),
+              (f"{tf}/trainer.py", 2886, "_save_checkpoint", "self.save_model(output_dir, _internal_call=True)"),
+              (f"{tf}/trainer.py", 3454, "save_model", "self._save(output_dir)"),
+              (f"{tf}/trainer.py", 3525, "_save", "self.model.save_pretrained("),
+              (f"{tf}/modeling_utils.py", 2793, "save_pretrained",
+               'safe_save_file(shard, os.path.join(save_directory, shard_file), metadata={"format": "pt"})'),
+              (f"{site}/safetensors/torch.py", 286, "save_file", "serialize_file(_flatten(tensors), filename, metadata=metadata)"),
+              (f"{site}/safetensors/torch.py", 500, "_flatten", '"data": _tobytes(v, k),'),
+              (f"{site}/safetensors/torch.py", 414, "_tobytes", "raise ValueError(")]
+    exc = ("ValueError: You are trying to save a non contiguous tensor: `model.encoder.layers.0.self_attn.out_proj.weight` "
+           "which is not allowed. It either means you are trying to save tensors which are reference of each other in "
+           "which case it's recommended to save only the full tensors, and reslice at load time, or simply call "
+           "`.contiguous()` on your tensor to pack it before saving.")
+    out += ranked(0, traceback(frames, exc))
+    out.append(f"W0909 22:51:40.{rng.randint(100000, 999999)} 1204 torch/distributed/elastic/multiprocessing/api.py:858] "
+               "Sending process 1226 closing signal SIGTERM")
+    root = RankExit(0, 0, 1225, 1, "2024-09-09_22:51:40", "mt-node-1")
+    out += torchrun_tail(site, "train_mt.py", root, [], 1204, f"0909 22:51:40.{rng.randint(100000, 999999)}",
+                         "/opt/conda/bin/python")
+    return C("safetensors-non-contiguous-tensor-trainer-checkpoint-torchrun-02", "safetensors-non-contiguous-tensor",
+             "medium", "a translation model initialised from ported weights (out_proj kernels assigned transposed) "
+             "trains for 2000 steps under torchrun; transformers 4.44.2 save_pretrained hands the view to safetensors "
+             "at the first checkpoint and rank 0 fails", {"torchrun.log": "\n".join(out)},
+             {"launcher": "torchrun", "world_size": "2"}, ["contiguous"], initiating_rank=0)
+
+
 def main() -> None:
     ap = parser(__doc__.splitlines()[0])
     ap.add_argument("--only", default="", help="only cases whose id contains this")

@@ -37,6 +37,8 @@ FIRES = [
     ("transformers-needs-accelerate", "ImportError: Using `load_in_8bit=True` requires Accelerate: `pip install accelerate` and the latest version of bitsandbytes `pip install -i https://test.pypi.org/simple/ bitsandbytes` or `pip install bitsandbytes`."),
     ("peft-config-unknown-field", "TypeError: LoraConfig.__init__() got an unexpected keyword argument 'alora_invocation_tokens'"),
     ("peft-config-unknown-field", "[rank2]: TypeError: LoraConfig.__init__() got an unexpected keyword argument 'trainable_token_indices'"),
+    ("safetensors-non-contiguous", "ValueError: You are trying to save a non contiguous tensor: `encoder.proj.weight` which is not allowed. It either means you are trying to save tensors which are reference of each other in which case it's recommended to save only the full tensors, and reslice at load time, or simply call `.contiguous()` on your tensor to pack it before saving."),
+    ("safetensors-non-contiguous", "[rank0]: ValueError: You are trying to save a non contiguous tensor: `model.layers.0.self_attn.q_proj.weight` which is not allowed."),
 ]
 
 NEAR_MISSES = [
@@ -61,4 +63,6 @@ NEAR_MISSES = [
     ("peft-config-unknown-field", "UserWarning: Unexpected keyword arguments ['future_option'] for class LoraConfig, these are ignored."),
     # TRL's SFTConfig refusing a removed argument is hf-trainer-unexpected-keyword
     ("peft-config-unknown-field", "TypeError: SFTConfig.__init__() got an unexpected keyword argument 'max_seq_length'"),
+    # the shared-tensor refusal is safetensors-shared-tensors
+    ("safetensors-non-contiguous", "RuntimeError: Some tensors share memory, this will lead to duplicate memory on disk and potential differences when loading them again: [{'lm_head.weight', 'transformer.wte.weight'}]."),
 ]

@@ -120,6 +120,15 @@ RULES: tuple[Rule, ...] = (
         ),
         0.92,
     ),
+    # --- safetensors ---
+    Rule(
+        "safetensors-non-contiguous",
+        "safetensors-non-contiguous-tensor",
+        # safetensors.torch save_file (0.5.3 _tobytes, 0.8.0 _flatten_as_ptr; captured with 0.8.0): "ValueError: You are
+        #  trying to save a non contiguous tensor: `encoder.proj.weight` which is not allowed. It either means you are ..."
+        (r"You are trying to save a non contiguous tensor: `[^`]*` which is not allowed",),
+        0.94,
+    ),
     # --- PEFT adapters ---
     Rule(
         "peft-config-unknown-field",
