@@ -25,7 +25,7 @@ from service.api.job_routes import router as job_router
 from service.api.routes import router
 from service.pipeline import Engine
 from service.settings import Settings, get_settings
-from service.slack import router as slack_router
+from service.slack.routes import router as slack_router
 from service.store.idempotency import IdempotencyKeys
 from service.web import router as web_router
 from service.web.shared import router as shared_router

@@ -21,7 +21,7 @@ from service.api.deps import CallerDep, EngineDep
 from service.api.idempotency import fingerprint
 from service.errors import BadRequest, NotFound
 from service.jobs import Job, Jobs, OverAllowance, Spend
-from service.jobs.kinds import masked_payload
+from service.jobs.records import masked_payload
 from service.pipeline import read_and_mask
 from service.store.accounts import allowance, utc_now
 

@@ -12,34 +12,14 @@ import logging
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from service.jobs.records import Job, Jobs, diagnosis_id_of, unpack
-from service.models import Diagnosis, MaskedLog
+from service.jobs.records import DeliveryFailed, Job, Jobs, diagnosis_id_of, masked_of, masked_payload, unpack
+from service.models import Diagnosis
+from service.slack import replies
 
 log = logging.getLogger("crashdoc.jobs")
 
 if TYPE_CHECKING:
     from service.pipeline import Engine
-
-
-def permanent(exc: BaseException) -> bool:
-    from service.jobs.queue import permanent as is_permanent
-
-    return is_permanent(exc)
-
-
-class DeliveryFailed(Exception):
-    """The receiving end did not take the reply (unreachable, 429 or 5xx): the attempt is retried."""
-
-
-def masked_payload(masked: Any) -> dict[str, Any]:
-    """A ``pipeline.Masked`` as a job's payload (masked text only)."""
-    return {"log": masked.log.model_dump(mode="json"), "notes": masked.notes, "timings": masked.timings}
-
-
-def masked_of(payload: dict[str, Any]) -> Any:
-    from service.pipeline import Masked
-
-    return Masked(MaskedLog.model_validate(payload["log"]), list(payload["notes"]), dict(payload["timings"]))
 
 
 def run_diagnose(engine: Engine, jobs: Jobs, job: Job, final: bool) -> dict[str, Any]:
@@ -53,8 +33,6 @@ def run_diagnose(engine: Engine, jobs: Jobs, job: Job, final: bool) -> dict[str,
 
 def run_slack(engine: Engine, jobs: Jobs, job: Job, final: bool) -> dict[str, Any]:
     """A Slack reply (a command's or an interaction's): made and posted once (service/slack/replies.py)."""
-    from service.slack import replies
-
     return replies.run(engine, jobs, job, final)
 
 

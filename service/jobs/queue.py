@@ -20,9 +20,9 @@ from concurrent.futures import ThreadPoolExecutor
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any, Protocol
 
-from service.errors import CrashdocError, LLMError, StoreError
+from service.errors import CrashdocError
 from service.jobs.kinds import KINDS
-from service.jobs.records import Jobs
+from service.jobs.records import Jobs, permanent
 
 if TYPE_CHECKING:
     from service.pipeline import Engine
@@ -61,12 +61,6 @@ def run_job(engine: Engine, jobs: Jobs, job_id: str) -> float | None:
     jobs.succeed(job.id, result)
     log.info("job %s (%s) done in %.0f ms (attempt %d)", job.id, job.kind, (time.perf_counter() - t0) * 1000, job.attempts)
     return None
-
-
-def permanent(exc: BaseException) -> bool:
-    """An error a retry cannot change: crashdoc's own verdicts on the input (not found, too large, ...). A database
-    or an LLM that failed may answer next time."""
-    return isinstance(exc, CrashdocError) and not isinstance(exc, StoreError | LLMError)
 
 
 class InProcess:

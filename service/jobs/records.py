@@ -25,7 +25,8 @@ from typing import Any
 from sqlalchemy import or_, select, update
 from sqlalchemy.exc import IntegrityError
 
-from service.errors import KeyReused, StoreError
+from service.errors import CrashdocError, KeyReused, LLMError, StoreError
+from service.models import MaskedLog
 from service.store import Store
 from service.store.accounts import Accounts
 from service.store.schema import JobRow
@@ -253,3 +254,24 @@ class Jobs:
 def _runnable(now: datetime) -> Any:
     return or_((JobRow.status == "queued") & (JobRow.run_after <= now),
                (JobRow.status == "running") & (JobRow.lease_until < now))
+
+
+def permanent(exc: BaseException) -> bool:
+    """An error a retry cannot change: crashdoc's own verdicts on the input (not found, too large, ...). A database
+    or an LLM that failed may answer next time."""
+    return isinstance(exc, CrashdocError) and not isinstance(exc, StoreError | LLMError)
+
+
+class DeliveryFailed(Exception):
+    """The receiving end did not take the reply (unreachable, 429 or 5xx): the attempt is retried."""
+
+
+def masked_payload(masked: Any) -> dict[str, Any]:
+    """A ``pipeline.Masked`` as a job's payload (masked text only)."""
+    return {"log": masked.log.model_dump(mode="json"), "notes": masked.notes, "timings": masked.timings}
+
+
+def masked_of(payload: dict[str, Any]) -> Any:
+    from service.pipeline import Masked
+
+    return Masked(MaskedLog.model_validate(payload["log"]), list(payload["notes"]), dict(payload["timings"]))

@@ -17,6 +17,7 @@ from functools import lru_cache
 from typing import Any
 
 from service import linear_regex
+from service.masking.presidio_loader import import_presidio
 
 
 def words(text: str) -> frozenset[str]:
@@ -364,8 +365,6 @@ def mac_invalid(value: str) -> bool:
 @lru_cache(maxsize=1)
 def _iban_recognizer() -> Any:
     """Presidio's IBAN recognizer (its country formats), imported only when a line holds an IBAN candidate."""
-    from service.masking.presidio import import_presidio
-
     import_presidio()
     from presidio_analyzer.predefined_recognizers import IbanRecognizer
 

@@ -5,38 +5,18 @@ recognizers as Presidio ``PatternRecognizer`` objects behind an ``AnalyzerEngine
 pipeline, the way crashdoc ran them before; tests/masking/test_presidio_parity.py checks both find the
 same spans, and benchmarks/bench_mask.py uses the blank pipeline for stock Presidio.
 
-``presidio_analyzer.nlp_engine`` imports its Hugging Face engine, which imports ``transformers`` (and,
-through it, torch); spaCy's ``thinc`` imports torch too. Both imports are guarded by ``except
-ImportError`` in those libraries, so ``import_presidio`` imports them with ``transformers`` and
-``torch`` hidden (about 6 s and 400 MB saved). A process that has already imported them keeps them.
+Presidio and spaCy are imported by ``presidio_loader.import_presidio`` (transformers and torch hidden).
 """
 
 from __future__ import annotations
 
 import re
-import sys
 from collections.abc import Sequence
 from typing import Any
 
 from service.masking.base import Entry
+from service.masking.presidio_loader import import_presidio
 from service.masking.recognizers import REGISTRY
-
-_HIDDEN = ("transformers", "torch")
-
-
-def import_presidio() -> None:
-    hidden = [name for name in _HIDDEN if name not in sys.modules]
-    for name in hidden:
-        sys.modules[name] = None  # type: ignore[assignment]  # `import name` now raises ImportError
-    try:
-        import presidio_analyzer
-        import presidio_analyzer.nlp_engine  # noqa: F401
-        import presidio_anonymizer  # noqa: F401
-        import spacy  # noqa: F401
-    finally:
-        for name in hidden:
-            if sys.modules.get(name, False) is None:
-                del sys.modules[name]
 
 
 def blank_nlp_engine() -> Any:

@@ -6,8 +6,7 @@
     blocks.py    Block Kit messages within Slack's limits; the one Slack mapping of the error tree
     respond.py   posting to the response_url (hooks.slack.com only) from a background task
     routes.py    POST /slack/commands, POST /slack/interactions
+
+The package imports nothing itself: the job kinds (``service.jobs.kinds``) use blocks, handlers and respond,
+and routes imports the jobs, so the routes are imported by the app factory as ``service.slack.routes``.
 """
-
-from service.slack.routes import router
-
-__all__ = ["router"]

@@ -22,8 +22,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from service.errors import ConfigError, CrashdocError
-from service.jobs.kinds import DeliveryFailed, masked_of, permanent
-from service.jobs.records import Job, Jobs, diagnosis_id_of, unpack
+from service.jobs.records import DeliveryFailed, Job, Jobs, diagnosis_id_of, masked_of, permanent, unpack
 from service.slack import blocks, handlers, respond
 from service.slack.blocks import SlackMessage
 from service.slack.webapi import SlackApi

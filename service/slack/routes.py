@@ -24,7 +24,7 @@ from fastapi.responses import JSONResponse
 from service.api import deps
 from service.errors import BadRequest, ConfigError, TooLarge
 from service.jobs import Jobs, OverAllowance, Spend
-from service.jobs.kinds import masked_payload
+from service.jobs.records import masked_payload
 from service.models import Source
 from service.pipeline import read_and_mask
 from service.settings import Settings
