@@ -179,3 +179,23 @@ class Clock:
     def hf(self, lo: float = 0.001, hi: float = 0.05) -> str:
         """transformers logging: 11/30/2024 14:02:11"""
         return self.tick(lo, hi).strftime("%m/%d/%Y %H:%M:%S")
+
+
+def ds_report_header(okay: str = "[OKAY]") -> list[str]:
+    """The lines `ds_report` prints before its op table (DeepSpeed 0.9 on); `okay` is ninja's status as printed
+    (with or without the terminal's colour codes)."""
+    rule = "-" * 50
+    return [
+        rule,
+        "DeepSpeed C++/CUDA extension op report",
+        rule,
+        "NOTE: Ops not installed will be just-in-time (JIT) compiled at",
+        "      runtime if needed. Op compatibility means that your system",
+        "      meet the required dependencies to JIT install the op.",
+        rule,
+        "JIT compiled ops requires ninja",
+        f"ninja .................. {okay}",
+        rule,
+        "op name ................ installed .. compatible",
+        rule,
+    ]

@@ -21,7 +21,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 
 
-from common import Case, Clock, block, parser, prefix, write_all  # noqa: E402
+from common import Case, Clock, block, ds_report_header, parser, prefix, write_all  # noqa: E402
 
 
 def hexaddr(rng: random.Random, base: int = 0x7F00_0000_0000) -> str:
@@ -263,20 +263,7 @@ def ds_report(torch_v: str, cuda: str, ds_v: str, nvcc: str, site: str, shm: str
         ("quantizer", "[NO] ....... [OKAY]"), ("ragged_device_ops", "[NO] ....... [OKAY]"),
         ("ragged_ops", "[NO] ....... [OKAY]"), ("random_ltd", "[NO] ....... [OKAY]"),
     ]
-    lines = [
-        "--------------------------------------------------",
-        "DeepSpeed C++/CUDA extension op report",
-        "--------------------------------------------------",
-        "NOTE: Ops not installed will be just-in-time (JIT) compiled at",
-        "      runtime if needed. Op compatibility means that your system",
-        "      meet the required dependencies to JIT install the op.",
-        "--------------------------------------------------",
-        "JIT compiled ops requires ninja",
-        "ninja .................. [OKAY]",
-        "--------------------------------------------------",
-        "op name ................ installed .. compatible",
-        "--------------------------------------------------",
-    ]
+    lines = ds_report_header()
     lines += [f"{n} {'.' * (22 - len(n))} {s}" for n, s in ops]
     lines += [" [WARNING]  Please specify the CUTLASS repo directory as environment variable $CUTLASS_PATH",
               "evoformer_attn ......... [NO] ....... [NO]"]

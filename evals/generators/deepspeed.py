@@ -22,7 +22,7 @@ import re
 import string
 import zlib
 
-from common import Case, parser, write_case  # noqa: E402
+from common import Case, ds_report_header, parser, write_case  # noqa: E402
 
 
 class Clock:
@@ -230,20 +230,7 @@ def ds_report(ds_v: str, torch_v: str, cuda_v: str, nvcc: str, site: str, py: st
            "fused_lion", "inference_core_ops", "cutlass_ops", "quantizer", "ragged_device_ops",
            "ragged_ops", "random_ltd", "sparse_attn", "spatial_inference", "transformer", "stochastic_transformer",
            "transformer_inference"]
-    out = [
-        "--------------------------------------------------",
-        "DeepSpeed C++/CUDA extension op report",
-        "--------------------------------------------------",
-        "NOTE: Ops not installed will be just-in-time (JIT) compiled at",
-        "      runtime if needed. Op compatibility means that your system",
-        "      meet the required dependencies to JIT install the op.",
-        "--------------------------------------------------",
-        "JIT compiled ops requires ninja",
-        "ninja .................. \x1b[92m[OKAY]\x1b[0m",
-        "--------------------------------------------------",
-        "op name ................ installed .. compatible",
-        "--------------------------------------------------",
-    ]
+    out = ds_report_header("\x1b[92m[OKAY]\x1b[0m")
     for op in ops:
         inst, comp = installed.get(op, "NO/OKAY").split("/")
         ci = "\x1b[92m[YES]\x1b[0m" if inst == "YES" else "\x1b[93m[NO]\x1b[0m"

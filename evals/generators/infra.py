@@ -27,7 +27,7 @@ import string
 from datetime import datetime, timedelta
 
 
-from common import Collector, dedent, parser  # noqa: E402
+from common import Collector, dedent, ds_report_header, parser  # noqa: E402
 
 _cases = Collector()
 case = _cases.case
@@ -359,20 +359,7 @@ def ds_report(ds_v: str, torch_v: str, cuda: str, site: str, shm: str, installed
            "fused_lion", "inference_core_ops", "cutlass_ops", "transformer_inference", "quantizer",
            "ragged_device_ops", "ragged_ops", "random_ltd", "sparse_attn", "spatial_inference", "transformer",
            "stochastic_transformer"]
-    out = [
-        "--------------------------------------------------",
-        "DeepSpeed C++/CUDA extension op report",
-        "--------------------------------------------------",
-        "NOTE: Ops not installed will be just-in-time (JIT) compiled at",
-        "      runtime if needed. Op compatibility means that your system",
-        "      meet the required dependencies to JIT install the op.",
-        "--------------------------------------------------",
-        "JIT compiled ops requires ninja",
-        "ninja .................. [OKAY]",
-        "--------------------------------------------------",
-        "op name ................ installed .. compatible",
-        "--------------------------------------------------",
-    ]
+    out = ds_report_header()
     for op in ops:
         comp = "[NO]" if op in ("sparse_attn", "evoformer_attn") else "[OKAY]"
         inst = "[YES]" if op in installed else "[NO]"
