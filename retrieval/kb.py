@@ -95,6 +95,8 @@ LIBRARIES: tuple[Library, ...] = (
     Library("jax", "JAX and XLA", ("jax", "jaxlib", "xla")),
     Library("mpi", "MPI (Open MPI)", ("openmpi", "mpich", "mpi4py")),
     Library("storage", "File systems and object stores", ("botocore", "boto3", "s3fs", "nfs", "linux-nfs-client")),
+    Library("megatron", "Megatron-LM and NeMo", ("megatron-core", "megatron-lm", "nemo")),
+    Library("tracking", "Experiment tracking (W&B, MLflow, TensorBoard)", ("wandb", "mlflow", "tensorboard")),
 )
 
 

@@ -76,6 +76,11 @@ RELEASES: dict[str, list[Artifact]] = {
         Artifact("nccl", "nvidia-nccl-cu13", "2.30.7"),
         Artifact("nccl", "nvidia-nccl-cu13", "2.32.3"),
     ],
+    # kb-serve: experiment tracking, Megatron-Core and NeMo
+    "wandb": [Artifact("wandb", "wandb", v) for v in ("0.17.9", "0.31.0")],
+    "mlflow": [Artifact("mlflow", "mlflow-skinny", v) for v in ("2.17.2", "3.17.2")],
+    "megatron-core": [Artifact("megatron-core", "megatron-core", "0.16.1")],
+    "nemo": [Artifact("nemo", "nemo-toolkit", "2.7.3")],
     "transformer-engine": [
         Artifact("transformer-engine", "transformer-engine", v) for v in ("2.3.0", "2.13.0", "2.20.2")
     ],

@@ -29,3 +29,40 @@ NEAR_MISSES = [
     # the HF Trainer's info line about offload with its own optimizer is not the refusal
     ("deepspeed-offload-client-optimizer", "Detected ZeRO Offload and non-DeepSpeed optimizers: This combination should work as long as the custom optimizer has both CPU and GPU implementation (except LAMB)"),
 ]
+
+FIRES += [
+    ("megatron-parallel-sizes-invalid", "[rank5]: RuntimeError: world_size (12) is not divisible by 8"),
+    ("megatron-parallel-sizes-invalid", "AssertionError: world_size: 8 must be divisible by total world_size: (decoder_)tensor_model_parallel_size 4 * (decoder_)pipeline_model_parallel_size 4 * (decoder_)context_parallel_size 1 + encoder_tensor_model_parallel_size 0 * encoder_pipeline_model_parallel_size 0 * context_parallel_size 1"),
+    ("megatron-parallel-sizes-invalid", "ValueError: Expected world_size (4) to be greater than/equal to pipeline size (8)"),
+    ("megatron-parallel-sizes-invalid", "ValueError: num_attention_heads (28) must be a multiple of tensor_model_parallel_size (8)."),
+    ("megatron-parallel-sizes-invalid", "ValueError: num_query_groups (4) must be a multiple or divisor of tensor_model_parallel_size (6)."),
+    ("wandb-api-key-missing", "wandb.errors.UsageError: api_key not configured (no-tty). call wandb.login(key=[your_api_key])"),
+    ("wandb-api-key-missing", "wandb.errors.errors.UsageError: No API key configured. Use `wandb login` to log in."),
+    ("wandb-init-timeout", "wandb.errors.CommError: Run initialization has timed out after 90.0 sec. "),
+    ("wandb-init-timeout", "wandb.errors.errors.CommError: Run initialization has timed out after 300.0 sec. "),
+    ("mlflow-param-value-changed", "mlflow.exceptions.MlflowException: Changing param values is not allowed. Param with key='lr' was already logged with value='0.001' for run ID='7f3c2a'. Attempted logging new value '0.0003'."),
+    ("mlflow-param-value-changed", "mlflow.exceptions.RestException: INVALID_PARAMETER_VALUE: Changing param values is not allowed. Params were already logged='[{'key': 'logging_dir', 'old_value': 'out/runs/Nov14_02-10-03_node7', 'new_value': 'out/runs/Nov15_09-41-52_node3'}]' for run ID='b91e'."),
+]
+
+NEAR_MISSES += [
+    # an unrelated divisibility message of the user's own sharding code
+    ("megatron-parallel-sizes-invalid", "AssertionError: world_size (8) is not divisible by num_shards (3) in shard_dataset"),
+    # wandb's normal start-up lines
+    ("wandb-api-key-missing", "wandb: Currently logged in as: mchen (mchen-lab). Use `wandb login --relogin` to force relogin"),
+    ("wandb-init-timeout", "wandb: Tracking run with wandb version 0.17.9"),
+    # MLflow's length limit is another validation
+    ("mlflow-param-value-changed", "mlflow.exceptions.MlflowException: Param value 'a very long value' had length 6120, which exceeded length limit of 6000"),
+]
+
+FIRES += [
+    ("tensorboard-not-installed", "RuntimeError: TensorBoardCallback requires tensorboard to be installed. Either update your PyTorch version or install tensorboardX."),
+    ("tensorboard-not-installed", "ModuleNotFoundError: Neither `tensorboard` nor `tensorboardX` is available. Try `pip install`ing either."),
+    ("tensorboard-not-installed", "ImportError: TensorBoard logging requires TensorBoard version 1.15 or above"),
+    ("tensorboard-not-installed", "[rank0]: ModuleNotFoundError: No module named 'tensorboard'"),
+]
+
+NEAR_MISSES += [
+    # a submodule of an installed tensorboard, or another package named like it, is not this failure
+    ("tensorboard-not-installed", "ModuleNotFoundError: No module named 'tensorboard_plugin_profile'"),
+    ("tensorboard-not-installed", "ModuleNotFoundError: No module named 'tensorboard.compat.proto'"),
+]

@@ -42,6 +42,7 @@ from service.facts.rules import (
     torch_core,
     torch_distributed,
     torch_training,
+    tracking,
 )
 from service.facts.rules.base import Boost, Rule
 
@@ -53,7 +54,7 @@ MODULES = (cuda, memory, hardware, inference, deepspeed, distributed, numerics, 
            # the Hugging Face stack (kb-hf)
            hf, hf_runtime,
            # serving engines, DeepSpeed/Megatron/NeMo, experiment tracking (kb-serve)
-           serving,
+           serving, tracking,
            # PyTorch core training-loop entries (kb-core)
            torch_training,
            # MPI launchers, Slurm job steps, network file systems (kb-infra)

@@ -1,8 +1,9 @@
 """Serving engines and the large-scale training stacks (kb-serve's domain): vLLM and SGLang configuration checks,
-DeepSpeed ZeRO-Offload's optimizer check.
+DeepSpeed ZeRO-Offload's optimizer check, Megatron-Core's and NeMo's parallel layout checks.
 
 Every pattern quotes the line it was written for; the texts were read from the released artifacts named in each
-entry's ``affected.software`` (vLLM 0.11.2 and 0.33.0 wheels, DeepSpeed 0.16.4 and 0.19.8 sdists).
+entry's ``affected.software`` (vLLM 0.11.2 and 0.33.0 wheels, DeepSpeed 0.16.4 and 0.19.8 sdists, megatron-core
+0.16.1 and nemo-toolkit 2.7.3 wheels).
 """
 
 from __future__ import annotations
@@ -66,5 +67,25 @@ RULES: tuple[Rule, ...] = (
             r"Please either use deepspeed\.ops\.adam\.DeepSpeedCPUAdam or set an optimizer in your ds-config",
         ),
         0.95,
+    ),
+    # --- Megatron-Core and NeMo ---
+    Rule(
+        "megatron-parallel-sizes-invalid",
+        "megatron-parallel-sizes-invalid",
+        (
+            # parallel_state.initialize_model_parallel: "RuntimeError: world_size (12) is not divisible by 8"
+            r"\bworld_size \(\d+\) is not divisible by \d+\s*$",
+            # NeMo 2 megatron_init.fake_initialize_model_parallel: "AssertionError: world_size: 8 must be divisible by total
+            #  world_size: (decoder_)tensor_model_parallel_size 4 * (decoder_)pipeline_model_parallel_size 4 * ..."
+            r"world_size: \d+ must be divisible by total world_size: \(decoder_\)tensor_model_parallel_size",
+            # NeMo 2 _strategy_lib.init_parallel_ranks: "ValueError: Expected world_size (4) to be greater than/equal to
+            #  pipeline size (8)"
+            r"Expected world_size \(\d+\) to be greater than/equal to pipeline size \(\d+\)",
+            # transformer_config.py: "ValueError: num_attention_heads (28) must be a multiple of tensor_model_parallel_size (8)."
+            r"num_attention_heads \(\d+\) must be a multiple of tensor_model_parallel_size \(\d+\)",
+            # "ValueError: num_query_groups (4) must be a multiple or divisor of tensor_model_parallel_size (6)."
+            r"num_query_groups \(\d+\) must be a multiple or divisor of tensor_model_parallel_size \(\d+\)",
+        ),
+        0.93,
     ),
 )
