@@ -176,6 +176,8 @@ def test_unknown_cases_are_scored_apart_and_enter_the_calibration():
     assert cal["cases"] == {"in_catalogue": 20, "out_of_catalogue": 5}
     assert sum(row["n"] for row in cal["cross_validated"]["table"]) == 25
     assert sum(row["n"] for row in cal["cross_validated"]["by_kind"]["out_of_catalogue"]) == 5
+    # a threshold of 0 answers every one of the 25 cases the confidence is fitted on: all of them, not 25 of 20
+    assert cal["selective"][0] == {"threshold": 0.0, "answered": 1.0, "accuracy": round(sum(r.top_right for r in known + unknown) / 25, 4)}
 
 
 UNKNOWN_GATE = [

@@ -255,9 +255,10 @@ def summarise(results: list[CaseResult]) -> dict[str, Any]:
             "answered_accuracy": round(sum(r.correct for r in answered) / (len(answered) or 1), 4),
             "declined": len(declined),
             "declined_top_wrong": sum(1 for r in declined if r.ranking and not r.top_right),
-            # What an "unknown" threshold would do: the share of cases answered and how often those are right.
+            # What an "unknown" threshold would do: the share of cases answered and how often those are right, over
+            # every case the confidence is fitted on (in- and out-of-catalogue, as the pairs are)
             "selective": [
-                {"threshold": t, "answered": round(len(kept) / (n or 1), 4),
+                {"threshold": t, "answered": round(len(kept) / (len(pairs) or 1), 4),
                  "accuracy": round(sum(ok for _, ok in kept) / (len(kept) or 1), 4)}
                 for t in (0.0, 0.35, 0.5, 0.6, 0.7, 0.8, 0.9) for kept in [[p for p in pairs if p[0] >= t]]
             ],
