@@ -15,8 +15,9 @@ import hashlib
 import json
 import re
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from pydantic import BaseModel, Field, ValidationError
 
@@ -29,6 +30,8 @@ from service.llm import Reply, complete, prepare
 from service.models import Diagnosis, Evidence, Facts, Hit, MaskedLog
 from service.prompts import library
 from service.settings import Settings
+
+T = TypeVar("T")
 
 
 class FixStep(BaseModel):
@@ -99,6 +102,30 @@ def add_usage(meta: dict[str, Any], reply: Reply) -> None:
     meta["latency_ms"] = round(meta["latency_ms"] + reply.latency_ms, 1)
     if reply.cost_usd is not None:
         meta["cost_usd"] = round((meta["cost_usd"] or 0.0) + reply.cost_usd, 6)
+
+
+def ask_with_repair(settings: Settings, messages: list[dict[str, str]], meta: dict[str, Any],
+                    check: Callable[[str], tuple[T | None, list[str]]]) -> tuple[T | None, str, LLMError | None]:
+    """Ask the model and ``check`` its reply (the value and the errors found); on errors, show it its answer and
+    the errors and ask once more. ``meta`` gets the usage and, on success, ``repaired``. Returns the checked value
+    (None when none passed), the reason it is missing (masked for a note), and the LLM error that ended the tries."""
+    prepare()
+    deadline = time.monotonic() + settings.llm_budget_s
+    reason = ""
+    for round_ in range(2):
+        try:
+            reply: Reply = complete(settings, messages, deadline=deadline)
+        except LLMError as exc:
+            return None, safe_note(exc.message), exc
+        add_usage(meta, reply)
+        value, errors = check(reply.text)
+        if not errors:
+            meta["repaired"] = round_ == 1
+            return value, "", None
+        reason = "invalid answer: " + "; ".join(errors)[:500]
+        messages += [{"role": "assistant", "content": reply.text[:4000]},
+                     {"role": "user", "content": library(str(settings.prompts_dir)).render("repair.user", errors=errors)}]
+    return None, safe_note(reason), None
 
 
 def _parse(text: str) -> LLMAnswer:
@@ -190,35 +217,24 @@ def compose_with_llm(log: MaskedLog, facts: Facts, hits: list[Hit], kb: Knowledg
                 return _merge(base, answer, log=log, facts=facts, hits=hits, kb=kb, meta={**meta, "cached": True})
         except (OSError, ValidationError):
             pass
-    prepare()
-    deadline = time.monotonic() + settings.llm_budget_s
-    reason = ""
-    for round_ in range(2):
+
+    def check(text: str) -> tuple[LLMAnswer | None, list[str]]:
         try:
-            reply: Reply = complete(settings, messages, deadline=deadline)
-        except LLMError as exc:
-            reason = exc.message
-            if isinstance(exc, LLMBusy):
-                meta["busy"] = True  # the call was never made: on the service, a job composes it later
-            break
-        add_usage(meta, reply)
-        try:
-            answer = _parse(reply.text)
-            errors = validate(answer, log=log, facts=facts, hits=hits, kb=kb)
+            answer = _parse(text)
+            return answer, validate(answer, log=log, facts=facts, hits=hits, kb=kb)
         except (ValueError, ValidationError) as exc:
-            errors = [f"the answer is not the JSON object asked for: {str(exc)[:300]}"]
-        if not errors:
-            meta["repaired"] = round_ == 1
-            try:
-                cache.parent.mkdir(parents=True, exist_ok=True)
-                cache.write_text(answer.model_dump_json())
-            except OSError:
-                pass  # a cache that cannot be written costs a call next time, nothing more
-            return _merge(base, answer, log=log, facts=facts, hits=hits, kb=kb, meta=meta)
-        reason = "invalid answer: " + "; ".join(errors)[:500]
-        messages += [{"role": "assistant", "content": reply.text[:4000]},
-                     {"role": "user", "content": prompts.render("repair.user", errors=errors)}]
-    reason = safe_note(reason)
+            return None, [f"the answer is not the JSON object asked for: {str(exc)[:300]}"]
+
+    checked, reason, error = ask_with_repair(settings, messages, meta, check)
+    if isinstance(error, LLMBusy):
+        meta["busy"] = True  # the call was never made: on the service, a job composes it later
+    if checked is not None:
+        try:
+            cache.parent.mkdir(parents=True, exist_ok=True)
+            cache.write_text(checked.model_dump_json())
+        except OSError:
+            pass  # a cache that cannot be written costs a call next time, nothing more
+        return _merge(base, checked, log=log, facts=facts, hits=hits, kb=kb, meta=meta)
     meta["fallback_reason"] = reason
     return base.model_copy(update={
         "composer": "deterministic",

@@ -7,17 +7,14 @@ from __future__ import annotations
 
 import json
 import re
-import time
 from typing import Any
 
 from pydantic import BaseModel, Field, ValidationError
 
 from service.compose import checks
-from service.compose.llm import EvidenceItem, add_usage, build_excerpt
+from service.compose.llm import EvidenceItem, ask_with_repair, build_excerpt
 from service.compose.triage import TriageKind
-from service.errors import LLMError
-from service.guard import Fence, Material, clean, safe_note
-from service.llm import Reply, complete, prepare
+from service.guard import Fence, Material, clean
 from service.models import Diagnosis, Evidence, Facts, MaskedLog
 from service.prompts import library
 from service.settings import Settings
@@ -106,28 +103,18 @@ def explain_unknown(log: MaskedLog, facts: Facts, *, base: Diagnosis, kind: Tria
     meta: dict[str, Any] = {"model": settings.llm_model, "prompt": {"system": prompts.get("unknown.system").ref(),
                             "user": prompts.get("unknown.user").ref(), "repair": prompts.get("repair.user").ref()},
                             "attempts": 0, "prompt_tokens": 0, "completion_tokens": 0, "cost_usd": None, "latency_ms": 0.0}
-    prepare()
-    deadline = time.monotonic() + settings.llm_budget_s
-    reason = ""
-    for round_ in range(2):
+
+    def check(text: str) -> tuple[tuple[UnknownAnswer, list[checks.Cited]] | None, list[str]]:
         try:
-            reply: Reply = complete(settings, messages, deadline=deadline)
-        except LLMError as exc:
-            reason = exc.message
-            break
-        add_usage(meta, reply)
-        try:
-            answer = _parse(reply.text)
+            answer = _parse(text)
             errors, cited = validate(answer, log, base)
         except (ValueError, ValidationError) as exc:
-            errors, cited = [f"the answer is not the JSON object asked for: {str(exc)[:300]}"], []
-        if not errors:
-            meta["repaired"] = round_ == 1
-            return _merge(base, answer, cited, kind, facts, meta)
-        reason = "invalid answer: " + "; ".join(errors)[:500]
-        messages += [{"role": "assistant", "content": reply.text[:4000]},
-                     {"role": "user", "content": prompts.render("repair.user", errors=errors)}]
-    reason = safe_note(reason)
+            return None, [f"the answer is not the JSON object asked for: {str(exc)[:300]}"]
+        return (answer, cited), errors
+
+    checked, reason, _ = ask_with_repair(settings, messages, meta, check)
+    if checked is not None:
+        return _merge(base, checked[0], checked[1], kind, facts, meta)
     return base.model_copy(update={
         "composer": "deterministic",
         "notes": [*base.notes, f"LLM explanation not used ({settings.llm_model}): {reason}"],
