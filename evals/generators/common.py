@@ -199,3 +199,46 @@ def ds_report_header(okay: str = "[OKAY]") -> list[str]:
         "op name ................ installed .. compatible",
         rule,
     ]
+
+
+# --------------------------------------------------------------------------------------------------
+# tracebacks many runs share
+
+
+def vllm_engine_client_frames(site: str) -> str:
+    """The frames vLLM 0.11's OpenAI API server prints between `uvloop.run(run_server(args))` and the engine
+    config it builds (uvloop, asyncio's runner, the engine client's two async context managers), with the
+    relative indent Python gives them; `site` is the site-packages folder."""
+    lines = [
+        f'  File "{site}/uvloop/__init__.py", line 109, in run',
+        "    return __asyncio.run(",
+        "           ^^^^^^^^^^^^^^",
+        '  File "/usr/lib/python3.12/asyncio/runners.py", line 195, in run',
+        "    return runner.run(main)",
+        "           ^^^^^^^^^^^^^^^^",
+        '  File "/usr/lib/python3.12/asyncio/runners.py", line 118, in run',
+        "    return self._loop.run_until_complete(task)",
+        "           ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^",
+        '  File "uvloop/loop.pyx", line 1518, in uvloop.loop.Loop.run_until_complete',
+        f'  File "{site}/uvloop/__init__.py", line 61, in wrapper',
+        "    return await main",
+        "           ^^^^^^^^^^",
+        f'  File "{site}/vllm/entrypoints/openai/api_server.py", line 1884, in run_server',
+        "    await run_server_worker(listen_address, sock, args, **uvicorn_kwargs)",
+        f'  File "{site}/vllm/entrypoints/openai/api_server.py", line 1902, in run_server_worker',
+        "    async with build_async_engine_client(",
+        "               ^^^^^^^^^^^^^^^^^^^^^^^^^^",
+        '  File "/usr/lib/python3.12/contextlib.py", line 210, in __aenter__',
+        "    return await anext(self.gen)",
+        "           ^^^^^^^^^^^^^^^^^^^^^",
+        f'  File "{site}/vllm/entrypoints/openai/api_server.py", line 180, in build_async_engine_client',
+        "    async with build_async_engine_client_from_engine_args(",
+        "               ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^",
+        '  File "/usr/lib/python3.12/contextlib.py", line 210, in __aenter__',
+        "    return await anext(self.gen)",
+        "           ^^^^^^^^^^^^^^^^^^^^^",
+        f'  File "{site}/vllm/entrypoints/openai/api_server.py", line 206, in build_async_engine_client_from_engine_args',
+        "    vllm_config = engine_args.create_engine_config(usage_context=usage_context)",
+        "                  ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^",
+    ]
+    return "\n".join(lines) + "\n"

@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import Case, block, parser, prefix, write_all  # noqa: E402  (the shared case writer)
+from common import Case, block, parser, prefix, vllm_engine_client_frames, write_all  # noqa: E402  (case writer, text)
 from model import RankExit, child_failed_block  # noqa: E402  (the launcher summary)
 
 CASES: list[Case] = []
@@ -42,7 +42,7 @@ def vllm_unsupported_arch_llava_original_k8s() -> Case:
     log = block("""
         + kubectl logs -n inference deploy/llava-v15-7b --previous
         INFO 10-21 07:12:40 [__init__.py:216] Automatically detected platform cuda.
-        """) + api(1, f"""
+        """) + api(1, block(f"""
         INFO 10-21 07:12:44 [api_server.py:1839] vLLM API server version 0.11.0
         INFO 10-21 07:12:44 [utils.py:233] non-default args: {{'model_tag': '/models/llava-v1.5-7b', 'host': '0.0.0.0', 'model': '/models/llava-v1.5-7b', 'trust_remote_code': True, 'max_model_len': 4096, 'served_model_name': ['llava-7b'], 'gpu_memory_utilization': 0.92}}
         WARNING 10-21 07:12:44 [__init__.py:2981] The global random seed is set to 0. Since VLLM_ENABLE_V1_MULTIPROCESSING is set to False, this may affect the random state of the Python process that launched vLLM.
@@ -55,36 +55,7 @@ def vllm_unsupported_arch_llava_original_k8s() -> Case:
             args.dispatch_function(args)
           File "{site}/vllm/entrypoints/cli/serve.py", line 57, in cmd
             uvloop.run(run_server(args))
-          File "{site}/uvloop/__init__.py", line 109, in run
-            return __asyncio.run(
-                   ^^^^^^^^^^^^^^
-          File "/usr/lib/python3.12/asyncio/runners.py", line 195, in run
-            return runner.run(main)
-                   ^^^^^^^^^^^^^^^^
-          File "/usr/lib/python3.12/asyncio/runners.py", line 118, in run
-            return self._loop.run_until_complete(task)
-                   ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
-          File "uvloop/loop.pyx", line 1518, in uvloop.loop.Loop.run_until_complete
-          File "{site}/uvloop/__init__.py", line 61, in wrapper
-            return await main
-                   ^^^^^^^^^^
-          File "{site}/vllm/entrypoints/openai/api_server.py", line 1884, in run_server
-            await run_server_worker(listen_address, sock, args, **uvicorn_kwargs)
-          File "{site}/vllm/entrypoints/openai/api_server.py", line 1902, in run_server_worker
-            async with build_async_engine_client(
-                       ^^^^^^^^^^^^^^^^^^^^^^^^^^
-          File "/usr/lib/python3.12/contextlib.py", line 210, in __aenter__
-            return await anext(self.gen)
-                   ^^^^^^^^^^^^^^^^^^^^^
-          File "{site}/vllm/entrypoints/openai/api_server.py", line 180, in build_async_engine_client
-            async with build_async_engine_client_from_engine_args(
-                       ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
-          File "/usr/lib/python3.12/contextlib.py", line 210, in __aenter__
-            return await anext(self.gen)
-                   ^^^^^^^^^^^^^^^^^^^^^
-          File "{site}/vllm/entrypoints/openai/api_server.py", line 206, in build_async_engine_client_from_engine_args
-            vllm_config = engine_args.create_engine_config(usage_context=usage_context)
-                          ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+        """) + vllm_engine_client_frames(site) + block(f"""
           File "{site}/vllm/engine/arg_utils.py", line 1142, in create_engine_config
             model_config = self.create_model_config()
                            ^^^^^^^^^^^^^^^^^^^^^^^^^^
@@ -96,7 +67,7 @@ def vllm_unsupported_arch_llava_original_k8s() -> Case:
         pydantic_core._pydantic_core.ValidationError: 1 validation error for ModelConfig
           Value error, Model architectures ['LlavaLlamaForCausalLM'] are not supported for now. Supported architectures: dict_keys(['ApertusForCausalLM', 'AquilaModel', 'AquilaForCausalLM', 'ArceeForCausalLM', 'ArcticForCausalLM', 'MiniMaxForCausalLM', 'MiniMaxText01ForCausalLM', 'MiniMaxM1ForCausalLM', 'BaiChuanForCausalLM', 'BaichuanForCausalLM', 'BailingMoeForCausalLM', 'BailingMoeV2ForCausalLM', 'BambaForCausalLM', 'BloomForCausalLM', 'ChatGLMModel', 'ChatGLMForConditionalGeneration', 'CohereForCausalLM', 'Cohere2ForCausalLM', 'CwmForCausalLM', 'DbrxForCausalLM', 'DeciLMForCausalLM', 'DeepseekForCausalLM', 'DeepseekV2ForCausalLM', 'DeepseekV3ForCausalLM', 'Ernie4_5ForCausalLM', 'Ernie4_5_MoeForCausalLM', 'ExaoneForCausalLM', 'FalconForCausalLM', 'Fairseq2LlamaForCausalLM', 'GemmaForCausalLM', 'Gemma2ForCausalLM', 'Gemma3ForCausalLM', 'GlmForCausalLM', 'Glm4ForCausalLM', 'GPT2LMHeadModel', 'GPTBigCodeForCausalLM', 'GPTJForCausalLM', 'GPTNeoXForCausalLM', 'GraniteForCausalLM', 'GraniteMoeForCausalLM', 'InternLMForCausalLM', 'InternLM2ForCausalLM', 'JambaForCausalLM', 'LlamaForCausalLM', 'LLaMAForCausalLM', 'MistralForCausalLM', 'MixtralForCausalLM', 'MptForCausalLM', 'NemotronForCausalLM', 'OlmoForCausalLM', 'OPTForCausalLM', 'OrionForCausalLM', 'PhiForCausalLM', 'Phi3ForCausalLM', 'Qwen2ForCausalLM', 'Qwen2MoeForCausalLM', 'Qwen3ForCausalLM', 'Qwen3MoeForCausalLM', 'StableLmForCausalLM', 'Starcoder2ForCausalLM', 'LlavaForConditionalGeneration', 'LlavaNextForConditionalGeneration', 'LlavaNextVideoForConditionalGeneration', 'LlavaOnevisionForConditionalGeneration', 'Qwen2VLForConditionalGeneration', 'Qwen2_5_VLForConditionalGeneration', 'TransformersForCausalLM', 'TransformersForMultimodalLM']) [type=value_error, input_value=ArgsKwargs((), {{'model': ...rocessor_plugin': None}}), input_type=ArgsKwargs]
             For further information visit https://errors.pydantic.dev/2.11/v/value_error
-        """)
+        """))
     return Case(
         "vllm-unsupported-architecture-llava-original-k8s-01", "vllm-unsupported-architecture", "medium",
         "vLLM 0.11.0 in a Kubernetes pod serving an original-LLaVA checkpoint (liuhaotian layout): config.json names "
@@ -184,7 +155,7 @@ def vllm_tp_heads_qwen7b_tp8_docker() -> Case:
     log = block("""
         $ docker run --rm --gpus all --ipc=host -p 8000:8000 -v /data/hf:/root/.cache/huggingface vllm/vllm-openai:v0.11.0 --model Qwen/Qwen2.5-7B-Instruct --tensor-parallel-size 8 --max-model-len 32768 --enable-prefix-caching
         INFO 10-27 11:02:13 [__init__.py:216] Automatically detected platform cuda.
-        """) + api(1, f"""
+        """) + api(1, block(f"""
         INFO 10-27 11:02:17 [api_server.py:1839] vLLM API server version 0.11.0
         INFO 10-27 11:02:17 [utils.py:233] non-default args: {{'model_tag': 'Qwen/Qwen2.5-7B-Instruct', 'model': 'Qwen/Qwen2.5-7B-Instruct', 'max_model_len': 32768, 'tensor_parallel_size': 8, 'enable_prefix_caching': True}}
         INFO 10-27 11:02:27 [model.py:547] Resolved architecture: Qwen2ForCausalLM
@@ -196,36 +167,7 @@ def vllm_tp_heads_qwen7b_tp8_docker() -> Case:
           File "<frozen runpy>", line 88, in _run_code
           File "{site}/vllm/entrypoints/openai/api_server.py", line 1953, in <module>
             uvloop.run(run_server(args))
-          File "{site}/uvloop/__init__.py", line 109, in run
-            return __asyncio.run(
-                   ^^^^^^^^^^^^^^
-          File "/usr/lib/python3.12/asyncio/runners.py", line 195, in run
-            return runner.run(main)
-                   ^^^^^^^^^^^^^^^^
-          File "/usr/lib/python3.12/asyncio/runners.py", line 118, in run
-            return self._loop.run_until_complete(task)
-                   ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
-          File "uvloop/loop.pyx", line 1518, in uvloop.loop.Loop.run_until_complete
-          File "{site}/uvloop/__init__.py", line 61, in wrapper
-            return await main
-                   ^^^^^^^^^^
-          File "{site}/vllm/entrypoints/openai/api_server.py", line 1884, in run_server
-            await run_server_worker(listen_address, sock, args, **uvicorn_kwargs)
-          File "{site}/vllm/entrypoints/openai/api_server.py", line 1902, in run_server_worker
-            async with build_async_engine_client(
-                       ^^^^^^^^^^^^^^^^^^^^^^^^^^
-          File "/usr/lib/python3.12/contextlib.py", line 210, in __aenter__
-            return await anext(self.gen)
-                   ^^^^^^^^^^^^^^^^^^^^^
-          File "{site}/vllm/entrypoints/openai/api_server.py", line 180, in build_async_engine_client
-            async with build_async_engine_client_from_engine_args(
-                       ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
-          File "/usr/lib/python3.12/contextlib.py", line 210, in __aenter__
-            return await anext(self.gen)
-                   ^^^^^^^^^^^^^^^^^^^^^
-          File "{site}/vllm/entrypoints/openai/api_server.py", line 206, in build_async_engine_client_from_engine_args
-            vllm_config = engine_args.create_engine_config(usage_context=usage_context)
-                          ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+        """) + vllm_engine_client_frames(site) + block(f"""
           File "{site}/vllm/engine/arg_utils.py", line 1473, in create_engine_config
             config = VllmConfig(
                      ^^^^^^^^^^^
@@ -234,7 +176,7 @@ def vllm_tp_heads_qwen7b_tp8_docker() -> Case:
         pydantic_core._pydantic_core.ValidationError: 1 validation error for VllmConfig
           Value error, Total number of attention heads (28) must be divisible by tensor parallel size (8). [type=value_error, input_value=ArgsKwargs((), {{'model_co...additional_config': {{}}}}), input_type=ArgsKwargs]
             For further information visit https://errors.pydantic.dev/2.11/v/value_error
-        """)
+        """))
     return Case(
         "vllm-tp-heads-not-divisible-qwen7b-tp8-docker-01", "vllm-tp-heads-not-divisible", "easy",
         "vllm/vllm-openai v0.11.0 container serving Qwen2.5-7B-Instruct with --tensor-parallel-size 8 on an 8-GPU "
