@@ -22,24 +22,15 @@ import re
 import string
 import zlib
 
+import common  # noqa: E402
 from common import Case, ds_report_header, parser, write_case  # noqa: E402
 
 
-class Clock:
-    """Monotonic fake wall clock for timestamped log lines."""
+class Clock(common.Clock):
+    """common's wall clock, started from a "%Y-%m-%d %H:%M:%S" string, with torch's glog prefix in full."""
 
     def __init__(self, start: str, rng: random.Random):
-        self.t = dt.datetime.strptime(start, "%Y-%m-%d %H:%M:%S")
-        self.rng = rng
-
-    def tick(self, lo: float = 0.001, hi: float = 0.05) -> dt.datetime:
-        self.t += dt.timedelta(seconds=self.rng.uniform(lo, hi))
-        return self.t
-
-    def ds(self, lo: float = 0.001, hi: float = 0.05) -> str:
-        """DeepSpeed/python logging asctime: 2024-03-05 14:02:11,482"""
-        t = self.tick(lo, hi)
-        return t.strftime("%Y-%m-%d %H:%M:%S") + f",{t.microsecond // 1000:03d}"
+        super().__init__(dt.datetime.strptime(start, "%Y-%m-%d %H:%M:%S"), rng)
 
     def glog(self, level: str, pid: int, where: str, lo: float = 0.001, hi: float = 0.05) -> str:
         """torch >= 2.4 glog-style prefix: W0112 10:22:30.123000 140213 torch/...py:859]"""

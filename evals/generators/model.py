@@ -28,6 +28,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 
 
+import common  # noqa: E402
 from common import REPO, Case, parser, write_case  # noqa: E402
 
 VENV_PY = REPO / ".venv" / "bin" / "python"
@@ -171,16 +172,9 @@ def prefixed(lines: list[str], prefix: str) -> list[str]:
 # time helpers
 
 
-class Clock:
-    """A wall clock that advances as the synthetic run prints."""
-
-    def __init__(self, start: datetime, rng: random.Random):
-        self.t = start
-        self.rng = rng
-
-    def tick(self, lo: float = 0.001, hi: float = 0.05) -> datetime:
-        self.t += timedelta(seconds=self.rng.uniform(lo, hi))
-        return self.t
+class Clock(common.Clock):
+    """A wall clock that advances as the synthetic run prints (common's, with this family's stamp formats:
+    its `ds` steps by whole milliseconds, its `glog` does not tick)."""
 
     def advance(self, seconds: float) -> datetime:
         self.t += timedelta(seconds=seconds)
