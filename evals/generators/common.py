@@ -242,3 +242,29 @@ def vllm_engine_client_frames(site: str) -> str:
         "                  ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^",
     ]
     return "\n".join(lines) + "\n"
+
+
+def torchrun_main_frames(site: str, wrapper: int | str, main: int | str) -> list[str]:
+    """The first frames of torchrun's own traceback below its entry script: the `record` wrapper of
+    elastic's errors module, then run.py's main(); the line numbers are the release's."""
+    return [
+        f'  File "{site}/torch/distributed/elastic/multiprocessing/errors/__init__.py", line {wrapper}, in wrapper',
+        "    return f(*args, **kwargs)",
+        f'  File "{site}/torch/distributed/run.py", line {main}, in main',
+        "    run(args)",
+    ]
+
+
+def elastic_launch_frames(site: str, run: int | str, call: int | str, agent: int | str | None = None) -> list[str]:
+    """run.py's run() calling elastic_launch, the launcher's __call__ and, given `agent`, launch_agent raising
+    ChildFailedError: the frames every torchrun (and accelerate launch) failure prints above its summary."""
+    frames = [
+        f'  File "{site}/torch/distributed/run.py", line {run}, in run',
+        "    elastic_launch(",
+        f'  File "{site}/torch/distributed/launcher/api.py", line {call}, in __call__',
+        "    return launch_agent(self._config, self._entrypoint, list(args))",
+    ]
+    if agent is not None:
+        frames += [f'  File "{site}/torch/distributed/launcher/api.py", line {agent}, in launch_agent',
+                   "    raise ChildFailedError("]
+    return frames

@@ -21,7 +21,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 
 
-from common import Case, Clock, block, ds_report_header, parser, prefix, write_all  # noqa: E402
+from common import Case, Clock, block, ds_report_header, elastic_launch_frames, parser, prefix, torchrun_main_frames, write_all  # noqa: E402
 
 
 def hexaddr(rng: random.Random, base: int = 0x7F00_0000_0000) -> str:
@@ -363,16 +363,8 @@ def child_failed(script: str, when: datetime, host: str, failures: list[tuple[in
         "Traceback (most recent call last):",
         f'  File "{torchrun_bin}", line 8, in <module>',
         "    sys.exit(main())",
-        f'  File "{site}/torch/distributed/elastic/multiprocessing/errors/__init__.py", line {api[2]}, in wrapper',
-        "    return f(*args, **kwargs)",
-        f'  File "{site}/torch/distributed/run.py", line {run_line[0]}, in main',
-        "    run(args)",
-        f'  File "{site}/torch/distributed/run.py", line {run_line[1]}, in run',
-        "    elastic_launch(",
-        f'  File "{site}/torch/distributed/launcher/api.py", line {api[0]}, in __call__',
-        "    return launch_agent(self._config, self._entrypoint, list(args))",
-        f'  File "{site}/torch/distributed/launcher/api.py", line {api[1]}, in launch_agent',
-        "    raise ChildFailedError(",
+        *torchrun_main_frames(site, api[2], run_line[0]),
+        *elastic_launch_frames(site, run_line[1], api[0], api[1]),
         "torch.distributed.elastic.multiprocessing.errors.ChildFailedError: ",
         "============================================================",
         f"{script} FAILED",

@@ -32,7 +32,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 
 
-from common import CASES_DIR, REPO, Case, parser, write_all  # noqa: E402
+from common import CASES_DIR, REPO, Case, elastic_launch_frames, parser, torchrun_main_frames, write_all  # noqa: E402
 
 
 # --------------------------------------------------------------------------------------------------
@@ -377,16 +377,8 @@ def agent_traceback(torch_v: str, site: str, entry: str = "/usr/local/bin/torchr
         first = [f'  File "{entry}", line 8, in <module>', "    sys.exit(main())"]
     a, b, c, d, e = nums
     return (["Traceback (most recent call last):"] + first + [
-        f'  File "{site}/torch/distributed/elastic/multiprocessing/errors/__init__.py", line {a}, in wrapper',
-        "    return f(*args, **kwargs)",
-        f'  File "{site}/torch/distributed/run.py", line {b}, in main',
-        "    run(args)",
-        f'  File "{site}/torch/distributed/run.py", line {c}, in run',
-        "    elastic_launch(",
-        f'  File "{site}/torch/distributed/launcher/api.py", line {d}, in __call__',
-        "    return launch_agent(self._config, self._entrypoint, list(args))",
-        f'  File "{site}/torch/distributed/launcher/api.py", line {e}, in launch_agent',
-        "    raise ChildFailedError(",
+        *torchrun_main_frames(site, a, b),
+        *elastic_launch_frames(site, c, d, e),
         "torch.distributed.elastic.multiprocessing.errors.ChildFailedError: "])
 
 

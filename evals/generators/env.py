@@ -24,7 +24,7 @@ import random
 from datetime import datetime, timedelta
 
 
-from common import Collector, dedent, parser  # noqa: E402
+from common import Collector, dedent, elastic_launch_frames, parser, torchrun_main_frames  # noqa: E402
 
 _cases = Collector()
 case = _cases.case
@@ -246,16 +246,8 @@ def child_failed_block(script: str, failures: list[dict], site: str, torchrun_bi
         "Traceback (most recent call last):",
         f'  File "{torchrun_bin}", line 8, in <module>',
         "    sys.exit(main())",
-        f'  File "{site}/torch/distributed/elastic/multiprocessing/errors/__init__.py", line {lines["wrapper"]}, in wrapper',
-        "    return f(*args, **kwargs)",
-        f'  File "{site}/torch/distributed/run.py", line {lines["main"]}, in main',
-        "    run(args)",
-        f'  File "{site}/torch/distributed/run.py", line {lines["run"]}, in run',
-        "    elastic_launch(",
-        f'  File "{site}/torch/distributed/launcher/api.py", line {lines["call"]}, in __call__',
-        "    return launch_agent(self._config, self._entrypoint, list(args))",
-        f'  File "{site}/torch/distributed/launcher/api.py", line {lines["agent"]}, in launch_agent',
-        "    raise ChildFailedError(",
+        *torchrun_main_frames(site, lines["wrapper"], lines["main"]),
+        *elastic_launch_frames(site, lines["run"], lines["call"], lines["agent"]),
     ]
     out = list(out)
     out += ["torch.distributed.elastic.multiprocessing.errors.ChildFailedError: ",
@@ -513,10 +505,7 @@ def ext_ngc_prebuilt_wheel_02():
               "    multi_gpu_launcher(args)",
               f'  File "{site}/accelerate/commands/launch.py", line 672, in multi_gpu_launcher',
               "    distrib_run.run(args)",
-              f'  File "{site}/torch/distributed/run.py", line 870, in run',
-              "    elastic_launch(",
-              f'  File "{site}/torch/distributed/launcher/api.py", line 132, in __call__',
-              "    return launch_agent(self._config, self._entrypoint, list(args))",
+              *elastic_launch_frames(site, 870, 132),
               f'  File "{site}/torch/distributed/launcher/api.py", line 263, in launch_agent',
               "    raise ChildFailedError("]
     when = clock.elastic()
@@ -648,10 +637,7 @@ def ext_xformers_torch_mismatch_03():
               "    multi_gpu_launcher(args)",
               f'  File "{site}/accelerate/commands/launch.py", line 718, in multi_gpu_launcher',
               "    distrib_run.run(args)",
-              f'  File "{site}/torch/distributed/run.py", line 870, in run',
-              "    elastic_launch(",
-              f'  File "{site}/torch/distributed/launcher/api.py", line 132, in __call__',
-              "    return launch_agent(self._config, self._entrypoint, list(args))",
+              *elastic_launch_frames(site, 870, 132),
               f'  File "{site}/torch/distributed/launcher/api.py", line 263, in launch_agent',
               "    raise ChildFailedError("]
     when = clock.elastic()

@@ -27,7 +27,7 @@ import string
 from datetime import datetime, timedelta
 
 
-from common import Collector, dedent, ds_report_header, parser  # noqa: E402
+from common import Collector, dedent, ds_report_header, elastic_launch_frames, parser, torchrun_main_frames  # noqa: E402
 
 _cases = Collector()
 case = _cases.case
@@ -181,14 +181,8 @@ def agent_traceback(py: str, site: str, entry: str, torch_v: str, tail: list[str
         "Traceback (most recent call last):",
         f'  File "{entry}", line 8, in <module>',
         "    sys.exit(main())",
-        f'  File "{site}/torch/distributed/elastic/multiprocessing/errors/__init__.py", line {lines[0]}, in wrapper',
-        "    return f(*args, **kwargs)",
-        f'  File "{site}/torch/distributed/run.py", line {lines[1]}, in main',
-        "    run(args)",
-        f'  File "{site}/torch/distributed/run.py", line {lines[2]}, in run',
-        "    elastic_launch(",
-        f'  File "{site}/torch/distributed/launcher/api.py", line {lines[3]}, in __call__',
-        "    return launch_agent(self._config, self._entrypoint, list(args))",
+        *torchrun_main_frames(site, lines[0], lines[1]),
+        *elastic_launch_frames(site, lines[2], lines[3]),
     ] + [ln.replace("{site}", site).replace("{la}", str(lines[4])) for ln in tail]
     return py311_carets(tb) if tuple(map(int, py.split("."))) >= (3, 11) else tb
 
@@ -1115,12 +1109,7 @@ def disk_full_hf_optimizer_02():
         "    multi_gpu_launcher(args)",
         f'  File "{site}/accelerate/commands/launch.py", line 666, in multi_gpu_launcher',
         "    distrib_run.run(args)",
-        f'  File "{site}/torch/distributed/run.py", line 803, in run',
-        "    elastic_launch(",
-        f'  File "{site}/torch/distributed/launcher/api.py", line 135, in __call__',
-        "    return launch_agent(self._config, self._entrypoint, list(args))",
-        f'  File "{site}/torch/distributed/launcher/api.py", line 268, in launch_agent',
-        "    raise ChildFailedError(",
+        *elastic_launch_frames(site, 803, 135, 268),
     ]
     out += elastic_summary("/workspace/sft/train_sft.py", {"time": c.elastic(), "host": host, "rank": 0,
                                                            "local_rank": 0, "exitcode": 1, "pid": pids[0]})
@@ -1568,10 +1557,7 @@ def sighup_accelerate_trainer_02():
         "    multi_gpu_launcher(args)",
         f'  File "{site}/accelerate/commands/launch.py", line 666, in multi_gpu_launcher',
         "    distrib_run.run(args)",
-        f'  File "{site}/torch/distributed/run.py", line 797, in run',
-        "    elastic_launch(",
-        f'  File "{site}/torch/distributed/launcher/api.py", line 134, in __call__',
-        "    return launch_agent(self._config, self._entrypoint, list(args))",
+        *elastic_launch_frames(site, 797, 134),
     ] + [ln.replace("{site}", site).replace("{la}", "255") for ln in _signal_exception_tail(torch_v, agent, 1)]
     write_case("sighup-session-hangup-accelerate-lora-02", {
         "label": "sighup-session-hangup",

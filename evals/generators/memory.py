@@ -26,7 +26,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 
 
-from common import Case, dedent, parser, write_case  # noqa: E402
+from common import Case, dedent, elastic_launch_frames, parser, write_case  # noqa: E402
 
 
 def prefix(lines: str | list[str], pfx: str) -> str:
@@ -729,12 +729,7 @@ def torchrun_fail(ver: str, style: str, t: datetime, agent: int, site: str, torc
         f'  File "{site}/torch/distributed/run.py", line {b}, in main',
         "    run(args)"]
     out += ["Traceback (most recent call last):"] + head + [
-        f'  File "{site}/torch/distributed/run.py", line {c}, in run',
-        "    elastic_launch(",
-        f'  File "{site}/torch/distributed/launcher/api.py", line {d}, in __call__',
-        "    return launch_agent(self._config, self._entrypoint, list(args))",
-        f'  File "{site}/torch/distributed/launcher/api.py", line {e}, in launch_agent',
-        "    raise ChildFailedError(",
+        *elastic_launch_frames(site, c, d, e),
         "torch.distributed.elastic.multiprocessing.errors.ChildFailedError: ",
         "=" * 60,
         f"{script} FAILED",
