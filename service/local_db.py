@@ -74,6 +74,7 @@ def save_sqlite(url: str, diagnosis: Diagnosis, excerpt: list[Evidence], workspa
         return False
     try:
         conn.execute("PRAGMA foreign_keys=ON")
+        conn.execute("PRAGMA synchronous=NORMAL")  # as service.store's connections (the file is in WAL mode)
         revisions = {row[0] for row in conn.execute("SELECT version_num FROM alembic_version")}
         columns = tuple(row[1] for row in conn.execute("PRAGMA table_info(diagnoses)"))
         if revisions != head_revisions() or columns != COLUMNS:

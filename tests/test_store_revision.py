@@ -69,3 +69,12 @@ def test_reading_a_live_database_from_the_tests_keeps_its_wal_for_the_connection
     assert (tmp_path / "crashdoc.db-shm").exists() and (tmp_path / "crashdoc.db-wal").exists()
     with store.engine.begin() as conn:
         conn.exec_driver_sql("INSERT INTO probe VALUES (1)")
+
+
+def test_the_stores_sqlite_connections_use_wal_without_an_fsync_per_commit(tmp_path: Path) -> None:
+    """service.store's pragmas: WAL and synchronous=NORMAL (1), on every pooled connection (they are per connection)."""
+    store = Store(f"sqlite:///{tmp_path / 'crashdoc.db'}")
+    with store.engine.connect() as conn:
+        assert conn.exec_driver_sql("PRAGMA journal_mode").scalar() == "wal"
+        assert conn.exec_driver_sql("PRAGMA synchronous").scalar() == 1
+        assert conn.exec_driver_sql("PRAGMA foreign_keys").scalar() == 1
