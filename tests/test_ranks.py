@@ -51,6 +51,8 @@ def assert_collateral_is_explained(facts: Facts, initiating: int) -> None:
         ("Epoch: 1: loss 0.3", None),  # not a host prefix
         ("41:    parser.add_argument('--local_rank', type=int, default=0)", 41),  # bare numbers are trusted only per file (below)
         ("RuntimeError: CUDA error", None),
+        ("[gpu-a017:81234] *** An error occurred in MPI_Allreduce", None),  # Open MPI's host:pid, not a host:rank
+        ("[gpu-a017:81234] Local abort before MPI_INIT completed completed successfully, but am not able to aggregate error messages", None),
     ],
 )
 def test_line_prefixes(line, rank):
@@ -420,6 +422,17 @@ MISMATCH = ("[rank{r}]: RuntimeError: Detected mismatch between collectives on r
             "(default), device=cpu)).")
 
 
+# Open MPI's fatal error handler (help-mpi-errors.txt and errhandler_predefined.c, read in libmpi 4.1.4 and 5.0.11)
+MPI_INIT_FAILED = ["*** An error occurred in MPI_Init", "*** on a NULL communicator",
+                   "*** MPI_ERRORS_ARE_FATAL (processes in this communicator will now abort,", "***    and potentially your MPI job)",
+                   "[gpu-a018:81261] Local abort before MPI_INIT completed completed successfully, but am not able to aggregate error "
+                   "messages, and not able to guarantee that all other processes were killed!"]
+MPI_REPORTED = ["[gpu-a017:81243] *** An error occurred in MPI_Allreduce", "[gpu-a017:81243] *** reported by process [3415277569,3]",
+                "[gpu-a017:81243] *** on communicator MPI_COMM_WORLD", "[gpu-a017:81243] *** MPI_ERR_TRUNCATE: message truncated",
+                "[gpu-a017:81243] *** MPI_ERRORS_ARE_FATAL (processes in this communicator will now abort,",
+                "[gpu-a017:81243] ***    and potentially your MPI job)"]
+
+
 @pytest.mark.parametrize(
     ("lines", "rank"),
     [
@@ -443,8 +456,13 @@ MISMATCH = ("[rank{r}]: RuntimeError: Detected mismatch between collectives on r
         (["[sft.py:88] rank=5 local_rank=5 device=cuda:5 world_size=8", "[sft.py:88] rank=6 local_rank=6 device=cuda:6 world_size=8",
           *TRACEBACK, "torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.95 GiB. GPU 6 has a total capacty of 79.11 GiB of which 1.23 GiB is free.",
           WATCHDOG.format(r=3)], 6),
+        # Open MPI's error handler before MPI_Init completed, under srun -l: the task prefix names the rank
+        ([f"{t}: {text}" for t in (4, 0) for text in MPI_INIT_FAILED], 4),
+        # ... and after it, under mpirun: the process's own "reported by process [jobid,vpid]" line names it
+        (MPI_REPORTED, 3),
     ],
-    ids=["single-rank-watchdog-cuda", "pg-guid", "compact-summary", "agent-line", "mismatch-all", "mismatch-one", "oom-gpu-mapped"],
+    ids=["single-rank-watchdog-cuda", "pg-guid", "compact-summary", "agent-line", "mismatch-all", "mismatch-one", "oom-gpu-mapped",
+         "mpi-init-srun", "mpi-reported-by"],
 )
 def test_the_rank_real_pastes_name(lines, rank):
     facts = extract_facts(one_file(*lines))
@@ -471,8 +489,10 @@ def test_the_oom_rank_is_first_and_the_watchdog_rank_collateral():
         # a device mismatch names two devices, not the rank's own
         (["rank=2 local_rank=2 world_size=4",
           "RuntimeError: Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cuda:3!"], None),
+        # Open MPI's block without a launcher prefix: its host:pid is no rank, and before MPI_Init no process reports its rank
+        (["world_size=2", *(f"[gpu-a017:81234] {text}" for text in MPI_INIT_FAILED[:4])], None),
     ],
-    ids=["watchdog-timeout", "one-visible-device", "device-mismatch"],
+    ids=["watchdog-timeout", "one-visible-device", "device-mismatch", "mpi-host-pid"],
 )
 def test_near_misses_name_no_rank(lines, rank):
     assert extract_facts(one_file(*lines)).initiating_rank == rank

@@ -84,6 +84,10 @@ ERROR_PATTERNS: tuple[ErrorPattern, ...] = (
     _err("hardware", r"NVRM: Xid|fallen off the bus|uncorrectable ECC|ECC error|GPU is lost|Unable to determine the device handle"),
     # C++ aborts: "terminate called after throwing an instance of 'gloo::EnforceNotMet'" / "[enforce fail at pair.cc:456] ..."
     _err("abort", r"terminate called after throwing an instance of|\[enforce fail at |Assertion `.*' failed\.$"),
+    # Open MPI's fatal error handler (errhandler_predefined.c and help-mpi-errors.txt, read in libmpi 4.1.4 and 5.0.11):
+    # before MPI_Init completes, unprefixed "*** An error occurred in MPI_Init"; after it, with the process's host and pid,
+    # "[gpu-a017:81234] *** An error occurred in MPI_Allreduce" (its rank follows: "*** reported by process [3415277569,1]")
+    _err("mpi-error", r"\*\*\* An error occurred in MPI_\w+"),
     # argparse: "run_summarization.py: error: unrecognized arguments: --lr_sheduler_type cosine"
     _err("usage", r"^(?:\S+: )?\S+\.py: error: "),
     _err("scheduler", r"CANCELLED AT .* DUE TO|DUE TO TIME LIMIT|DUE TO PREEMPTION|JOB \d+ ON \S+ CANCELLED"),

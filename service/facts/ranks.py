@@ -31,8 +31,9 @@ _RANK_PREFIXES: tuple[re.Pattern[str], ...] = (
     re.compile(_HOST + r"\[rank: (\d+)\]"),
     # a script's logger with a space: "[rank 3] scoring 504 utterances (8 batches)"
     re.compile(_HOST + r"\[rank (\d+)\] "),
-    # hand-rolled and masked host:rank prefixes: "[node-1:3] ...", "[<HOST_1>:3]: ..."
-    re.compile(r"\[[\w<>.-]+:(\d+)\]:? "),
+    # hand-rolled and masked host:rank prefixes: "[node-1:3] ...", "[<HOST_1>:3]: ..."; not Open MPI's host:pid before its
+    # fixed messages: "[gpu-a017:81234] *** An error occurred in MPI_Allreduce", "[gpu-a017:81234] Local abort before MPI_INIT ..."
+    re.compile(r"\[[\w<>.-]+:(\d+)\]:? (?!\*\*\* |Local abort )"),
     # loguru / custom formats: "rank=3 | ...", "[RANK 3] ...", "Rank 3: ..."
     re.compile(r".{0,40}?\b[Rr][Aa][Nn][Kk][ =:]?(\d+)\]? ?[:|] "),
 )
@@ -60,11 +61,13 @@ _ONE_VISIBLE_DEVICE = re.compile(r"\bCUDA_VISIBLE_DEVICES=['\"]?(\d+)\b(?![,\d])
 # "[PG ID 0 PG GUID 0(default_pg) Rank 3] Watchdog caught ...", "global_rank=3",
 # DDP "Parameters which did not receive grad for rank 3:", "NCCL communicator was aborted on rank 3",
 # Open MPI "mpirun noticed that process rank 11 with PID 48213 on node gpu-b07 exited on signal 9 (Killed).",
+# Open MPI's error handler, the rank of the process that raised (the vpid of "[jobid,vpid]", help-mpi-errors.txt in 4.1 and 5.0):
+# "[gpu-a017:81234] *** reported by process [3415277569,1]",
 # NCCL's init, each rank naming itself first (init.cc: WARN(..., rank, i, busId)): "Duplicate GPU detected : rank 1 and rank 0
 # both on CUDA device 1000"
 RANK_IN_MESSAGE = re.compile(
     r"\[(?:PG (?:ID )?\d+ (?:PG GUID \S+ )?(?:\([^)]*\) )?)?Rank (\d+)\]|\bglobal[_ ]rank[ =:]+(\d+)\b|did not receive grad for rank (\d+)|\bon rank (\d+)\b|^\S*\s*rank=(\d+)\b|\bprocess rank (\d+) with PID\b"
-    r"|Duplicate GPU detected : rank (\d+) and rank \d+ both on"
+    r"|Duplicate GPU detected : rank (\d+) and rank \d+ both on|\*\*\* reported by process \[\d+,(\d+)\]"
 )
 
 # Per-rank files: "rank_3.log", "rank-3.out", "worker3.log", "proc_3.txt", "gpu3.log", Open MPI "1/rank.3/stderr"
