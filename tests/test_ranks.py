@@ -584,6 +584,9 @@ PEER_RANK = ("[rank{r}]:[E1003 03:14:04.765579272 ProcessGroupNCCL.cpp:1515] [PG
 NET_IB = "h100-a02:51921:52132 [1] transport/net_ib.cc:1696 NCCL WARN NET/IB : Got completion from peer 10.1.0.11<52969> with error 12, opcode 0, len 0, vendor err 129 (Recv)"
 GLOO_SIZE = ("  what():  [enforce fail at /__w/pytorch/pytorch/third_party/gloo/gloo/transport/tcp/pair.cc:456] op.preamble.length <= "
              "op.nbytes. 224 vs 216. Received data size doesn't match expected size. Is there a distributed collective mismatch?")
+# the kernel's OOM killer in dmesg: "[Tue May 14 08:51:49 2024] Out of memory: Killed process 28813 (python) total-vm:..."
+OOM_KILL = ("[Tue May 14 08:51:49 2024] Out of memory: Killed process 28813 (python) total-vm:301123456kB, anon-rss:250123456kB, "
+            "file-rss:0kB, shmem-rss:0kB, UID:1000 pgtables:503456kB oom_score_adj:0")
 CUT_TRACEBACK = ["Traceback (most recent call last):", '  File "/workspace/sft.py", line 264, in <module>', "    main()",
                  '  File "/workspace/sft.py", line 239, in main', "    engine.step()"]
 
@@ -633,9 +636,18 @@ CUT_TRACEBACK = ["Traceback (most recent call last):", '  File "/workspace/sft.p
         ({"eval_dot_log": ["[rank 0] scoring 502 utterances (8 batches)", "[rank 2] scoring 503 utterances (8 batches)",
                            "[rank 3] scoring 504 utterances (8 batches)", "[rank 1] scoring 502 utterances (8 batches)",
                            "terminate called after throwing an instance of 'gloo::EnforceNotMet'", GLOO_SIZE]}, None),
+
+        # the first failure is in a file naming no rank (the host's kernel log), and the run shows one rank only, by its file
+        ({"dmesg_dot_log": [OOM_KILL], "rank_3_dot_log": ["epoch 3 step 4100 loss 2.113", "epoch 3 step 4200 loss 2.108"]}, 3),
+        # near miss: two per-rank files: which of them is no fallback's to say
+        ({"dmesg_dot_log": [OOM_KILL], "rank_3_dot_log": ["epoch 3 step 4100 loss 2.113"],
+          "rank_5_dot_log": ["epoch 3 step 4100 loss 2.113"]}, None),
+        # near miss: a line elsewhere names another rank
+        ({"dmesg_dot_log": [OOM_KILL, "[rank1]: step 4100"], "rank_3_dot_log": ["epoch 3 step 4100 loss 2.113"]}, None),
     ],
     ids=["agent-signalled", "agent-signalled-file-ranks", "agent-signalled-one-node", "agent-signalled-unknown-pids", "store-server-waits", "store-client", "duplicate-gpu-reporter",
-         "every-rank-raised", "launcher-and-named-tracebacks", "chained-exception", "odd-sized-rank", "no-odd-rank"],
+         "every-rank-raised", "launcher-and-named-tracebacks", "chained-exception", "odd-sized-rank", "no-odd-rank",
+         "only-rank-file", "two-rank-files", "another-rank-named"],
 )
 def test_what_the_log_says_when_the_first_failure_names_no_rank(named, rank):
     facts = extract_facts(files(**named))

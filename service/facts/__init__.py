@@ -29,7 +29,7 @@ from service.facts.timeline import (
     scan,
     silent_rank,
 )
-from service.facts.unnamed import agent_stopped_ranks, every_rank_raised, odd_sized_rank
+from service.facts.unnamed import agent_stopped_ranks, every_rank_raised, odd_sized_rank, only_rank_file
 from service.models import Collateral, ErrorEvent, Fact, Facts, MaskedLog
 
 __all__ = ["extract_facts"]
@@ -125,6 +125,9 @@ def _initiating_rank(log: MaskedLog, rm: RankMap, tl: Timeline, first: ErrorEven
         notes.append(f"initiating rank {any_root.rank} taken from {any_root.source} ({any_root.ref.file}:{any_root.ref.line})"
                      f": the earliest exit{why}, not necessarily the first error")
         return any_root.rank
+    if first is not None and (reading := only_rank_file(first, rm, tl.ranks_seen)) is not None:
+        notes.append(reading.note)
+        return reading.rank
     if first is not None and world_size and world_size > 1 and len(same) >= world_size:
         notes.append(f"all {world_size} ranks printed the same error ({first.ref.text[:80]}); rank 0 is reported")
         return 0

@@ -4,6 +4,8 @@ Each reading is narrow and says why in a note:
 - a launcher's agent that was itself signalled (torchrun "Received 1 death signal, shutting down workers") stopped its
   own workers first: the ranks of the processes it then signals;
 - every rank raised (as many tracebacks as ranks, none naming its rank): no rank is first, rank 0 is reported;
+- the first failure is in a file of the run that names no rank (dmesg, the launcher's log) and the run shows one rank only,
+  by its own per-rank file (rank_3.log): that rank (a fallback, after the launchers' summaries);
 - a collective whose sizes differ between ranks (gloo "Received data size doesn't match expected size") and one rank
   whose own line differs from every other rank's only in a number ("[rank 3] scoring 504 utterances" where the others
   say 502): that rank's data is the odd one.
@@ -119,3 +121,18 @@ def odd_sized_rank(files: Sequence[MaskedFile], first: ErrorEvent, rm: RankMap) 
     rank, ref = next(iter(odd.items()))
     return Reading(rank, f"the ranks' buffers differ in size ({first.ref.file}:{first.ref.line}) and rank {rank} is the one whose "
                          f"own line differs from every other rank's ({ref.file}:{ref.line}: {ref.text[:80]})")
+
+
+def only_rank_file(first: ErrorEvent, rm: RankMap, ranks_seen: Sequence[int]) -> Reading | None:
+    """The first failure is in a rankless file of the run and one rank alone is shown, only by its own file's name.
+
+    A user who kept dmesg (or the launcher's log) and the one rank's log that mattered: that rank. Not when any line
+    names another rank, nor when two per-rank files are there."""
+    if first.ref.rank is not None or rm.by_file.get(first.ref.file) is not None:
+        return None
+    named = {name: rank for name, rank in rm.by_file.items() if rank is not None}
+    if len(named) != 1 or list(ranks_seen) != list(named.values()):
+        return None
+    name, rank = next(iter(named.items()))
+    return Reading(rank, f"the first error ({first.ref.file}:{first.ref.line}) is in a file that names no rank, and the only "
+                         f"rank the run shows is rank {rank}, by its own file {name}")
