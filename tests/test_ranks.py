@@ -587,6 +587,9 @@ GLOO_SIZE = ("  what():  [enforce fail at /__w/pytorch/pytorch/third_party/gloo/
 # the kernel's OOM killer in dmesg: "[Tue May 14 08:51:49 2024] Out of memory: Killed process 28813 (python) total-vm:..."
 OOM_KILL = ("[Tue May 14 08:51:49 2024] Out of memory: Killed process 28813 (python) total-vm:301123456kB, anon-rss:250123456kB, "
             "file-rss:0kB, shmem-rss:0kB, UID:1000 pgtables:503456kB oom_score_adj:0")
+DS_MAPPING = ("worker-1: [2024-04-09 22:03:21,239] [INFO] [launch.py:162:main] global_rank_mapping=defaultdict(<class 'list'>, "
+              "{'worker-0': [0, 1, 2, 3], 'worker-1': [4, 5, 6, 7]})")
+STORE_WAIT = "{host}: torch.distributed.DistStoreError: Timed out after 1801 seconds waiting for clients. 4/8 clients joined."
 CUT_TRACEBACK = ["Traceback (most recent call last):", '  File "/workspace/sft.py", line 264, in <module>', "    main()",
                  '  File "/workspace/sft.py", line 239, in main', "    engine.step()"]
 
@@ -644,10 +647,17 @@ CUT_TRACEBACK = ["Traceback (most recent call last):", '  File "/workspace/sft.p
           "rank_5_dot_log": ["epoch 3 step 4100 loss 2.113"]}, None),
         # near miss: a line elsewhere names another rank
         ({"dmesg_dot_log": [OOM_KILL, "[rank1]: step 4100"], "rank_3_dot_log": ["epoch 3 step 4100 loss 2.113"]}, None),
+        # the first failure is on a node whose lines name no rank; the rank 0 that later timed out waiting for that node's
+        # ranks is on another node, so it is not the first failure's rank
+        ({"pdsh_dot_log": [DS_MAPPING, "worker-1: ImportError: /lib/x86_64-linux-gnu/libstdc++.so.6: version `GLIBCXX_3.4.29' not found",
+                           STORE_WAIT.format(host="worker-0")]}, None),
+        # near miss: the ranked error is on the first failure's own node
+        ({"pdsh_dot_log": [DS_MAPPING, "worker-0: ImportError: /lib/x86_64-linux-gnu/libstdc++.so.6: version `GLIBCXX_3.4.29' not found",
+                           STORE_WAIT.format(host="worker-0")]}, 0),
     ],
     ids=["agent-signalled", "agent-signalled-file-ranks", "agent-signalled-one-node", "agent-signalled-unknown-pids", "store-server-waits", "store-client", "duplicate-gpu-reporter",
          "every-rank-raised", "launcher-and-named-tracebacks", "chained-exception", "odd-sized-rank", "no-odd-rank",
-         "only-rank-file", "two-rank-files", "another-rank-named"],
+         "only-rank-file", "two-rank-files", "another-rank-named", "ranked-error-on-another-node", "ranked-error-on-its-node"],
 )
 def test_what_the_log_says_when_the_first_failure_names_no_rank(named, rank):
     facts = extract_facts(files(**named))

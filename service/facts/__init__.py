@@ -104,11 +104,15 @@ def _initiating_rank(log: MaskedLog, rm: RankMap, tl: Timeline, first: ErrorEven
         if reading is not None:
             notes.append(reading.note)
             return reading.rank
-        ranked = first_ranked(tl.events, strong)
+        node = rm.node_ranks(first.ref.text)
+        ranked = first_ranked(tl.events, strong, within=node)
         if ranked is not None:
             notes.append(f"the first error names no rank; rank {ranked.ref.rank} is the first rank with a matching error "
                          f"({ranked.ref.file}:{ranked.ref.line})")
             return ranked.ref.rank
+        if node:
+            notes.append(f"the first error ({first.ref.file}:{first.ref.line}) is on the node of ranks {min(node)}-{max(node)}, "
+                         "and no line says which of them")
     for rank, ref in tl.named_culprits:
         notes.append(f"rank {rank} is named by the other ranks as the one that did not join ({ref.file}:{ref.line})")
         return rank

@@ -248,6 +248,11 @@ class RankMap:
                 return _first_group(local)
         return self.by_file.get(file)
 
+    def node_ranks(self, text: str) -> list[int] | None:
+        """The global ranks of the node a line's host prefix names (DeepSpeed's mapping), or None."""
+        m = _HOST_PREFIX.match(text)
+        return self.by_host.get(m.group(1)) if m else None
+
     def _node_base(self, file: str, text: str) -> int | None:
         if file in self.node_files:
             m = _NUMERIC.match(text)

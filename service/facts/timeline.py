@@ -465,11 +465,15 @@ def first_failure(events: list[ErrorEvent], strong_lines: set[tuple[str, int]]) 
     return first
 
 
-def first_ranked(events: list[ErrorEvent], strong_lines: set[tuple[str, int]]) -> ErrorEvent | None:
-    """When the first failure names no rank: the first cause on a strong rule line that does (a dmesg Xid with its pid)."""
+def first_ranked(events: list[ErrorEvent], strong_lines: set[tuple[str, int]],
+                 within: Sequence[int] | None = None) -> ErrorEvent | None:
+    """When the first failure names no rank: the first cause on a strong rule line that does (a dmesg Xid with its pid).
+
+    ``within``: the ranks of the first failure's node, where its host prefix names one: a rank on another node failed
+    later (the rank 0 that waited for the clients this node's ranks never became), so it is not the first failure's."""
     for e in events:
         if not e.collateral and e.ref.rank is not None and (e.ref.file, e.ref.line) in strong_lines:
-            return e
+            return e if within is None or e.ref.rank in within else None
     return None
 
 
