@@ -52,6 +52,8 @@ def assert_collateral_is_explained(facts: Facts, initiating: int) -> None:
         ("41:    parser.add_argument('--local_rank', type=int, default=0)", 41),  # bare numbers are trusted only per file (below)
         ("RuntimeError: CUDA error", None),
         ("[gpu-a017:81234] *** An error occurred in MPI_Allreduce", None),  # Open MPI's host:pid, not a host:rank
+        ("[train.py:212] step 4100 loss 2.113", None),  # a logger's file:line
+        ("[sft.py:88] rank=6 local_rank=6 device=cuda:6 world_size=8", None),  # ... whose own words name the rank in the message
         ("[gpu-a017:81234] Local abort before MPI_INIT completed completed successfully, but am not able to aggregate error messages", None),
     ],
 )

@@ -32,8 +32,9 @@ _RANK_PREFIXES: tuple[re.Pattern[str], ...] = (
     # a script's logger with a space: "[rank 3] scoring 504 utterances (8 batches)"
     re.compile(_HOST + r"\[rank (\d+)\] "),
     # hand-rolled and masked host:rank prefixes: "[node-1:3] ...", "[<HOST_1>:3]: ..."; not Open MPI's host:pid before its
-    # fixed messages: "[gpu-a017:81234] *** An error occurred in MPI_Allreduce", "[gpu-a017:81234] Local abort before MPI_INIT ..."
-    re.compile(r"\[[\w<>.-]+:(\d+)\]:? (?!\*\*\* |Local abort )"),
+    # fixed messages: "[gpu-a017:81234] *** An error occurred in MPI_Allreduce", "[gpu-a017:81234] Local abort before MPI_INIT ...",
+    # nor a logger's source file and line: "[sft.py:88] rank=6 local_rank=6 device=cuda:6"
+    re.compile(r"\[(?![\w.-]*\.py:)[\w<>.-]+:(\d+)\]:? (?!\*\*\* |Local abort )"),
     # loguru / custom formats: "rank=3 | ...", "[RANK 3] ...", "Rank 3: ..."
     re.compile(r".{0,40}?\b[Rr][Aa][Nn][Kk][ =:]?(\d+)\]? ?[:|] "),
 )
