@@ -237,6 +237,86 @@ botocore.exceptions.PartialCredentialsError: Partial credentials found in env, m
 """}))
 
 
+# ---------------------------------------------------------------------------------------------- slurm-memory-options-conflict
+# Slurm's texts from src/common/slurm_opt.c (_validate_memory_options) and log.c (fatal() prints "<prog>: fatal: ");
+# the jobs around them are written.
+
+WRITTEN.append(_case(
+    "slurm-memory-options-conflict-mem-per-gpu-batch-01", "slurm-memory-options-conflict", "medium",
+    "an 8-GPU sbatch job asks for --mem-per-gpu on a partition with DefMemPerCPU: the batch environment carries "
+    "SLURM_MEM_PER_GPU and SLURM_MEM_PER_CPU, and the srun that starts torchrun stops at once",
+    {"launcher": "srun"}, ["--mem-per-gpu", "srun"], files={"slurm-6120448.out": """\
+=== job 6120448 (llama-sft-8b) on gpu-a07, 1 node(s), partition gpu ===
++ module load cuda/12.4 nccl/2.21.5
++ source /scratch/rvance/envs/sft/bin/activate
+++ scontrol show hostnames gpu-a07
+++ head -n 1
++ export MASTER_ADDR=gpu-a07
++ MASTER_ADDR=gpu-a07
++ export MASTER_PORT=29500
++ MASTER_PORT=29500
++ export NCCL_DEBUG=WARN
++ NCCL_DEBUG=WARN
++ echo 'starting sft: 8 GPUs, global batch 128, seq 4096'
+starting sft: 8 GPUs, global batch 128, seq 4096
++ srun --ntasks-per-node=1 --cpus-per-task=64 torchrun --nnodes=1 --nproc_per_node=8 --rdzv_backend=c10d --rdzv_endpoint=gpu-a07:29500 train_sft.py --config configs/llama3_8b_sft.yaml
+srun: fatal: SLURM_MEM_PER_CPU, SLURM_MEM_PER_GPU, and SLURM_MEM_PER_NODE are mutually exclusive.
++ echo 'exit code: 1'
+exit code: 1
+"""}))
+
+WRITTEN.append(_case(
+    "slurm-memory-options-conflict-salloc-interactive-02", "slurm-memory-options-conflict", "easy",
+    "an interactive salloc with --mem-per-gpu on a cluster with a default memory per CPU; in the allocation's "
+    "shell every plain srun fails, while the same srun with --mem-per-gpu given works",
+    {"launcher": "srun"}, ["--mem-per-gpu", "SLURM_MEM_PER_CPU"], files={"terminal.txt": """\
+[tnguyen@login1 vit]$ salloc -p a100 -N 1 --gpus=2 --cpus-per-gpu=8 --mem-per-gpu=64G -t 02:00:00
+salloc: Pending job allocation 880412
+salloc: job 880412 queued and waiting for resources
+salloc: job 880412 has been allocated resources
+salloc: Granted job allocation 880412
+salloc: Waiting for resource configuration
+salloc: Nodes a100-n14 are ready for job
+[tnguyen@login1 vit]$ srun python -c "import torch; print(torch.cuda.device_count())"
+srun: fatal: SLURM_MEM_PER_CPU, SLURM_MEM_PER_GPU, and SLURM_MEM_PER_NODE are mutually exclusive.
+[tnguyen@login1 vit]$ srun torchrun --standalone --nproc_per_node=2 train.py --model vit_b16 --epochs 1 --debug
+srun: fatal: SLURM_MEM_PER_CPU, SLURM_MEM_PER_GPU, and SLURM_MEM_PER_NODE are mutually exclusive.
+[tnguyen@login1 vit]$ env | grep ^SLURM_MEM
+SLURM_MEM_PER_GPU=65536
+SLURM_MEM_PER_CPU=4096
+[tnguyen@login1 vit]$
+"""}))
+
+WRITTEN.append(_case(
+    "slurm-memory-options-conflict-sbatch-two-directives-03", "slurm-memory-options-conflict", "easy",
+    "a sweep submitter renders job scripts from a site template that already has #SBATCH --mem and adds "
+    "#SBATCH --mem-per-gpu from the sweep config; sbatch refuses every script at submission",
+    {"launcher": "sbatch"}, ["--mem"], files={"submit.log": """\
+$ python tools/submit_sweep.py --sweep sweeps/lr_wd.yaml --template templates/a100x4.sbatch.j2
+[submit_sweep] 6 configurations from sweeps/lr_wd.yaml
+[submit_sweep] rendered jobs/lr_wd/run_000.sbatch:
+    #!/bin/bash
+    #SBATCH --job-name=lr_wd-000
+    #SBATCH --partition=a100
+    #SBATCH --nodes=1
+    #SBATCH --gres=gpu:4
+    #SBATCH --cpus-per-task=32
+    #SBATCH --mem=240G
+    #SBATCH --time=12:00:00
+    #SBATCH --output=logs/%x-%j.out
+    #SBATCH --mem-per-gpu=80G
+    srun python train.py --lr 3e-4 --weight-decay 0.05 --out runs/lr_wd-000
+[submit_sweep] sbatch jobs/lr_wd/run_000.sbatch
+sbatch: fatal: --mem, --mem-per-cpu, and --mem-per-gpu are mutually exclusive.
+[submit_sweep] sbatch jobs/lr_wd/run_001.sbatch
+sbatch: fatal: --mem, --mem-per-cpu, and --mem-per-gpu are mutually exclusive.
+[submit_sweep] sbatch jobs/lr_wd/run_002.sbatch
+sbatch: fatal: --mem, --mem-per-cpu, and --mem-per-gpu are mutually exclusive.
+[submit_sweep] 3 submissions failed in a row, not submitting the remaining 3
+submit_sweep: sbatch exited 1 for jobs/lr_wd/run_000.sbatch, jobs/lr_wd/run_001.sbatch, jobs/lr_wd/run_002.sbatch
+"""}))
+
+
 def main() -> None:
     ap = parser(__doc__)
     ap.add_argument("--only", help="write only the cases whose id contains this")

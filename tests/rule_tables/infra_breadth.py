@@ -2,7 +2,7 @@
 each rule, and near misses that must not. Joined to tests/test_rules.py's tables.
 
 The lines are the texts the releases print: botocore 1.44.5 (and s3transfer's upload_file through it), google-auth 1.35.0
-and 2.62.2."""
+and 2.62.2; Slurm's fatal() lines as srun and sbatch print them (src/common/slurm_opt.c, 20.11.9-25.11.7)."""
 
 from __future__ import annotations
 
@@ -13,6 +13,9 @@ FIRES: list[tuple[str, str | tuple[str, ...]]] = [
     ("gcp-no-default-credentials", "google.auth.exceptions.DefaultCredentialsError: Your default credentials were not found. To set up Application Default Credentials, see https://cloud.google.com/docs/authentication/external/set-up-adc for more information."),
     ("gcp-no-default-credentials", "google.auth.exceptions.DefaultCredentialsError: Could not automatically determine credentials. Please set GOOGLE_APPLICATION_CREDENTIALS or explicitly create credentials and re-run the application. For more information, please see https://cloud.google.com/docs/authentication/getting-started"),
     ("gcp-no-default-credentials", "google.auth.exceptions.DefaultCredentialsError: File /var/secrets/google/key.json was not found."),
+    ("slurm-memory-options-conflict", "srun: fatal: SLURM_MEM_PER_CPU, SLURM_MEM_PER_GPU, and SLURM_MEM_PER_NODE are mutually exclusive."),
+    ("slurm-memory-options-conflict", "sbatch: fatal: --mem, --mem-per-cpu, and --mem-per-gpu are mutually exclusive."),
+    ("slurm-memory-options-conflict", "salloc: fatal: --mem, --mem-per-cpu, and --mem-per-gpu are mutually exclusive."),
 ]
 
 NEAR_MISSES: list[tuple[str, str | tuple[str, ...]]] = [
@@ -25,4 +28,10 @@ NEAR_MISSES: list[tuple[str, str | tuple[str, ...]]] = [
     ("gcp-no-default-credentials", "google.auth.exceptions.RefreshError: ('invalid_grant: Bad Request', {'error': 'invalid_grant', 'error_description': 'Bad Request'})"),
     # another file missing, not the key file named by GOOGLE_APPLICATION_CREDENTIALS
     ("gcp-no-default-credentials", "FileNotFoundError: [Errno 2] No such file or directory: '/data/train.jsonl'"),
+    # another pair of Slurm options refused, not the memory ones
+    ("slurm-memory-options-conflict", "srun: fatal: --gpus-per-task is mutually exclusive with --ntasks-per-gpu and SLURM_NTASKS_PER_GPU"),
+    # a job's memory request refused by the controller (too much memory), not two options
+    ("slurm-memory-options-conflict", "sbatch: error: Memory specification can not be satisfied"),
+    # the memory variables printed by a job script's env dump
+    ("slurm-memory-options-conflict", "SLURM_MEM_PER_GPU=81920"),
 ]

@@ -1,7 +1,8 @@
 """Cloud credentials, Slurm option validation and the torch/Triton pairing (kb-infra's second domain).
 
 Every pattern quotes the line it was written for; the texts were read from the released artifacts named in each
-entry's ``affected.software`` (botocore 1.31.85 and 1.44.5, google-auth 1.35.0, 2.40.3 and 2.62.2).
+entry's ``affected.software`` (botocore 1.31.85 and 1.44.5, google-auth 1.35.0, 2.40.3 and 2.62.2, Slurm 20.11.9-25.11.7's
+src/common/slurm_opt.c).
 """
 
 from __future__ import annotations
@@ -38,5 +39,19 @@ RULES: tuple[Rule, ...] = (
             r"DefaultCredentialsError: File \S+ was not found\.",
         ),
         0.93,
+    ),
+    # --- Slurm's memory options ---
+    Rule(
+        "slurm-memory-options-conflict",
+        "slurm-memory-options-conflict",
+        (
+            # slurm_opt.c _validate_memory_options, two variables inherited by a step:
+            #  "srun: fatal: SLURM_MEM_PER_CPU, SLURM_MEM_PER_GPU, and SLURM_MEM_PER_NODE are mutually exclusive."
+            r"SLURM_MEM_PER_CPU, SLURM_MEM_PER_GPU, and SLURM_MEM_PER_NODE are mutually exclusive",
+            # two options on the command line or in #SBATCH lines:
+            #  "sbatch: fatal: --mem, --mem-per-cpu, and --mem-per-gpu are mutually exclusive."
+            r"--mem, --mem-per-cpu, and --mem-per-gpu are mutually exclusive",
+        ),
+        0.95,
     ),
 )
