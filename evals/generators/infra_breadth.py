@@ -317,6 +317,102 @@ submit_sweep: sbatch exited 1 for jobs/lr_wd/run_000.sbatch, jobs/lr_wd/run_001.
 """}))
 
 
+# ---------------------------------------------------------------------------------------------- vllm-prompt-exceeds-max-model-len
+# vLLM 0.11.2's texts and frames (entrypoints/llm.py, v1/engine/processor.py, entrypoints/openai/serving_engine.py, the
+# logger's "LEVEL mm-dd HH:MM:SS [file.py:line]" format) and openai 1.55.3's client frames, read in the released wheels;
+# the jobs around them are written.
+
+_VSITE = "/opt/venvs/vllm/lib/python3.12/site-packages"
+_ENGINE = "(EngineCore_DP0 pid=48211)"
+
+WRITTEN.append(_case(
+    "vllm-prompt-exceeds-max-model-len-offline-batch-01", "vllm-prompt-exceeds-max-model-len", "medium",
+    "an offline vLLM 0.11.2 batch job summarizes a JSONL of support tickets with LLM.generate and "
+    "max_model_len=8192; one ticket thread is 9214 tokens after the chat template, so adding the requests fails "
+    "and nothing of the batch is generated",
+    {"launcher": "python"}, ["max_model_len"], files={"summarize.log": f"""\
++ python batch_summarize.py --model /models/Qwen2.5-7B-Instruct --input data/tickets_2026-11.jsonl --max-model-len 8192 --max-tokens 512
+INFO 11-30 02:14:07 [utils.py:253] non-default args: {{'model': '/models/Qwen2.5-7B-Instruct', 'max_model_len': 8192, 'gpu_memory_utilization': 0.92, 'disable_log_stats': True}}
+INFO 11-30 02:14:07 [model.py:631] Resolved architecture: Qwen2ForCausalLM
+INFO 11-30 02:14:07 [model.py:1745] Using max model len 8192
+INFO 11-30 02:14:09 [scheduler.py:216] Chunked prefill is enabled with max_num_batched_tokens=16384.
+{_ENGINE} INFO 11-30 02:14:19 [default_loader.py:314] Loading weights took 4.87 seconds
+{_ENGINE} INFO 11-30 02:14:20 [gpu_model_runner.py:3337] Model loading took 14.2488 GiB memory and 5.611843 seconds
+{_ENGINE} INFO 11-30 02:14:31 [kv_cache_utils.py:1229] GPU KV cache size: 1,031,488 tokens
+{_ENGINE} INFO 11-30 02:14:31 [kv_cache_utils.py:1234] Maximum concurrency for 8,192 tokens per request: 125.91x
+{_ENGINE} INFO 11-30 02:14:44 [gpu_model_runner.py:4244] Graph capturing finished in 12 secs, took 0.51 GiB
+{_ENGINE} INFO 11-30 02:14:44 [core.py:250] init engine (profile, create kv cache, warmup model) took 24.03 seconds
+INFO 11-30 02:14:45 [llm.py:352] Supported tasks: ['generate']
+loaded 4,812 tickets from data/tickets_2026-11.jsonl
+Adding requests:  37%|███▋      | 1779/4812 [00:01<00:02, 1204.55it/s]
+Traceback (most recent call last):
+  File "/srv/jobs/summarize/batch_summarize.py", line 97, in <module>
+    main(parse_args())
+  File "/srv/jobs/summarize/batch_summarize.py", line 78, in main
+    outputs = llm.generate(prompts, sampling)
+              ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+  File "{_VSITE}/vllm/entrypoints/llm.py", line 440, in generate
+    self._validate_and_add_requests(
+  File "{_VSITE}/vllm/entrypoints/llm.py", line 1613, in _validate_and_add_requests
+    raise e
+  File "{_VSITE}/vllm/entrypoints/llm.py", line 1601, in _validate_and_add_requests
+    request_id = self._add_request(
+                 ^^^^^^^^^^^^^^^^^^
+  File "{_VSITE}/vllm/entrypoints/llm.py", line 1700, in _add_request
+    engine_request, tokenization_kwargs = self._process_inputs(
+                                          ^^^^^^^^^^^^^^^^^^^^^
+  File "{_VSITE}/vllm/entrypoints/llm.py", line 1680, in _process_inputs
+    engine_request = self.processor.process_inputs(
+                     ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+  File "{_VSITE}/vllm/v1/engine/processor.py", line 442, in process_inputs
+    self._validate_model_inputs(encoder_inputs, decoder_inputs)
+  File "{_VSITE}/vllm/v1/engine/processor.py", line 517, in _validate_model_inputs
+    self._validate_model_input(decoder_inputs, prompt_type="decoder")
+  File "{_VSITE}/vllm/v1/engine/processor.py", line 591, in _validate_model_input
+    raise ValueError(
+ValueError: The decoder prompt (length 9214) is longer than the maximum model length of 8192. Make sure that `max_model_len` is no smaller than the number of text tokens.
+"""}))
+
+_OA = "/home/mira/.venvs/evals/lib/python3.11/site-packages"
+WRITTEN.append(_case(
+    "vllm-prompt-exceeds-max-model-len-openai-client-eval-02", "vllm-prompt-exceeds-max-model-len", "medium",
+    "a long-context QA evaluation sends chat requests with the openai client to a vLLM 0.11.2 server started with "
+    "--max-model-len 16384; at sample 212 the document plus the question is 16873 tokens, the server answers 400 "
+    "and the unguarded client loop dies",
+    {"launcher": "python"}, ["max-model-len"], files={"eval.log": f"""\
+[eval] server http://gpu-serve-02:8000/v1, model llama-3.1-8b-instruct (max_model_len reported by /v1/models: 16384)
+[eval] dataset longqa-dev: 600 samples, mean 9,874 prompt tokens (tiktoken estimate)
+[eval]  50/600  exact=0.620  f1=0.711  7.9 s/it
+[eval] 100/600  exact=0.610  f1=0.705  8.1 s/it
+[eval] 150/600  exact=0.607  f1=0.702  8.0 s/it
+[eval] 200/600  exact=0.605  f1=0.699  8.2 s/it
+Traceback (most recent call last):
+  File "/home/mira/longqa/run_eval.py", line 133, in <module>
+    main()
+  File "/home/mira/longqa/run_eval.py", line 104, in main
+    answer = ask(client, args.model, sample)
+             ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+  File "/home/mira/longqa/run_eval.py", line 58, in ask
+    resp = client.chat.completions.create(
+           ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+  File "{_OA}/openai/_utils/_utils.py", line 275, in wrapper
+    return func(*args, **kwargs)
+           ^^^^^^^^^^^^^^^^^^^^^
+  File "{_OA}/openai/resources/chat/completions.py", line 829, in create
+    return self._post(
+           ^^^^^^^^^^^
+  File "{_OA}/openai/_base_client.py", line 1280, in post
+    return cast(ResponseT, self.request(cast_to, opts, stream=stream, stream_cls=stream_cls))
+                           ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+  File "{_OA}/openai/_base_client.py", line 957, in request
+    return self._request(
+           ^^^^^^^^^^^^^^
+  File "{_OA}/openai/_base_client.py", line 1061, in _request
+    raise self._make_status_error_from_response(err.response) from None
+openai.BadRequestError: Error code: 400 - {{'error': {{'message': "This model's maximum context length is 16384 tokens. However, your request has 16873 input tokens. Please reduce the length of the input messages.", 'type': 'BadRequestError', 'param': None, 'code': 400}}}}
+"""}))
+
+
 def main() -> None:
     ap = parser(__doc__)
     ap.add_argument("--only", help="write only the cases whose id contains this")

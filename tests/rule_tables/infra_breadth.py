@@ -2,7 +2,8 @@
 each rule, and near misses that must not. Joined to tests/test_rules.py's tables.
 
 The lines are the texts the releases print: botocore 1.44.5 (and s3transfer's upload_file through it), google-auth 1.35.0
-and 2.62.2; Slurm's fatal() lines as srun and sbatch print them (src/common/slurm_opt.c, 20.11.9-25.11.7)."""
+and 2.62.2; Slurm's fatal() lines as srun and sbatch print them (src/common/slurm_opt.c, 20.11.9-25.11.7); vLLM 0.11.2's and 0.33.0's
+prompt-length refusals (offline and from the OpenAI server, as openai 1.55.3's BadRequestError shows them)."""
 
 from __future__ import annotations
 
@@ -16,6 +17,12 @@ FIRES: list[tuple[str, str | tuple[str, ...]]] = [
     ("slurm-memory-options-conflict", "srun: fatal: SLURM_MEM_PER_CPU, SLURM_MEM_PER_GPU, and SLURM_MEM_PER_NODE are mutually exclusive."),
     ("slurm-memory-options-conflict", "sbatch: fatal: --mem, --mem-per-cpu, and --mem-per-gpu are mutually exclusive."),
     ("slurm-memory-options-conflict", "salloc: fatal: --mem, --mem-per-cpu, and --mem-per-gpu are mutually exclusive."),
+    ("vllm-prompt-exceeds-max-model-len", "ValueError: The decoder prompt (length 9214) is longer than the maximum model length of 8192. Make sure that `max_model_len` is no smaller than the number of text tokens."),
+    ("vllm-prompt-exceeds-max-model-len", "vllm.exceptions.VLLMValidationError: The decoder prompt (length 40960) is longer than the maximum model length of 32768. Make sure that `max_model_len` is no smaller than the number of text tokens."),
+    ("vllm-prompt-exceeds-max-model-len", "ValueError: The decoder prompt (length 4096) plus the number of requested output tokens (at least 1) is longer than the maximum model length of 4096. Make sure that `max_model_len` is no smaller than the number of text tokens (prompt + requested output tokens)."),
+    ("vllm-prompt-exceeds-max-model-len", "openai.BadRequestError: Error code: 400 - {'error': {'message': \"This model's maximum context length is 8192 tokens. However, your request has 9214 input tokens. Please reduce the length of the input messages.\", 'type': 'BadRequestError', 'param': None, 'code': 400}}"),
+    ("vllm-prompt-exceeds-max-model-len", "vllm.exceptions.VLLMValidationError: This model's maximum context length is 32768 tokens. However, your prompt contains 40960 input tokens, which exceeds this limit even without any output tokens. Please reduce the length of the input prompt. (parameter=input_tokens, value=40960)"),
+    ("vllm-prompt-exceeds-max-model-len", "ValueError: 'max_tokens' or 'max_completion_tokens' is too large: 2048. This model's maximum context length is 8192 tokens and your request has 7000 input tokens (2048 > 8192 - 7000)."),
 ]
 
 NEAR_MISSES: list[tuple[str, str | tuple[str, ...]]] = [
@@ -34,4 +41,10 @@ NEAR_MISSES: list[tuple[str, str | tuple[str, ...]]] = [
     ("slurm-memory-options-conflict", "sbatch: error: Memory specification can not be satisfied"),
     # the memory variables printed by a job script's env dump
     ("slurm-memory-options-conflict", "SLURM_MEM_PER_GPU=81920"),
+    # the engine refusing --max-model-len at start-up is vllm-max-model-len-exceeds-config, not a prompt
+    ("vllm-prompt-exceeds-max-model-len", "ValueError: User-specified max_model_len (65536) is greater than the derived max_model_len (max_position_embeddings=32768 or model_max_length=None in model's config.json)."),
+    # the tokenizer's warning about a long input fails nothing
+    ("vllm-prompt-exceeds-max-model-len", "Token indices sequence length is longer than the specified maximum sequence length for this model (9214 > 8192). Running this sequence through the model will result in indexing errors"),
+    # the KV cache too small for max_model_len at start-up
+    ("vllm-prompt-exceeds-max-model-len", "ValueError: To serve at least one request with the models's max seq len (32768), (4.00 GiB KV cache is needed, which is larger than the available KV cache memory (2.62 GiB). Based on the available memory, the estimated maximum model length is 21456. Try increasing `gpu_memory_utilization` or decreasing `max_model_len` when initializing the engine."),
 ]

@@ -1,8 +1,8 @@
-"""Cloud credentials, Slurm option validation and the torch/Triton pairing (kb-infra's second domain).
+"""Cloud credentials, Slurm's memory-option check and vLLM's prompt-length check (kb-infra's second domain).
 
 Every pattern quotes the line it was written for; the texts were read from the released artifacts named in each
 entry's ``affected.software`` (botocore 1.31.85 and 1.44.5, google-auth 1.35.0, 2.40.3 and 2.62.2, Slurm 20.11.9-25.11.7's
-src/common/slurm_opt.c).
+src/common/slurm_opt.c, vllm 0.11.2 and 0.33.0, openai 1.55.3).
 """
 
 from __future__ import annotations
@@ -53,5 +53,25 @@ RULES: tuple[Rule, ...] = (
             r"--mem, --mem-per-cpu, and --mem-per-gpu are mutually exclusive",
         ),
         0.95,
+    ),
+    # --- vLLM's prompt-length check ---
+    Rule(
+        "vllm-prompt-exceeds-max-model-len",
+        "vllm-prompt-exceeds-max-model-len",
+        (
+            # offline (v1/engine/processor.py, 0.33 input_processor.py): "ValueError: The decoder prompt (length 9214) is
+            #  longer than the maximum model length of 8192. Make sure that `max_model_len` is no smaller than ..."
+            r"The (?:decoder|encoder) prompt \(length \d+\) is longer than the maximum model length of \d+",
+            # a prompt of exactly max_model_len tokens: "The decoder prompt (length 8192) plus the number of requested
+            #  output tokens (at least 1) is longer than the maximum model length of 8192."
+            r"The decoder prompt \(length \d+\) plus the number of requested output tokens \(at least 1\) is longer than",
+            # the OpenAI server (0.11 serving_engine.py; 0.33 renderers/params.py), often inside a client's 400:
+            #  "This model's maximum context length is 8192 tokens. However, your request has 9214 input tokens."
+            #  / "... However, your prompt contains 9214 input tokens, which exceeds this limit ..."
+            r"This model's maximum context length is \d+ tokens\. However, (?:your request has|your prompt contains|you requested) ",
+            # "'max_tokens' or 'max_completion_tokens' is too large: 2048. This model's maximum context length is 8192 tokens"
+            r"'max_tokens' or 'max_completion_tokens' is too large: \d+\. This model's maximum context length is \d+",
+        ),
+        0.93,
     ),
 )
