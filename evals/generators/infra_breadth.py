@@ -5,8 +5,8 @@ in the job environment, torch paired with a Triton it cannot import from.
 Captured cases (``REAL``) are small programs run for real on this CPU machine (``python`` or ``torchrun`` with gloo)
 with the repository's venv, their output kept as the log with only machine paths rewritten (evals/generators/
 torch_kb.py's capture). The cloud programs import boto3 1.44.5 (botocore 1.44.8) and google-auth 2.62.2, and the
-Triton program triton 2.1.0, which the repository does not depend on: capture them with ``--site DIR``, a
-``pip install --target DIR`` folder holding those packages (DIR goes on PYTHONPATH and is rewritten to the case's
+Triton programs need triton 2.1.0 importable, none of which the repository depends on: capture them with
+``--site DIR`` (``--only`` to pick the programs), a ``pip install --target DIR`` folder holding those packages (DIR goes on PYTHONPATH and is rewritten to the case's
 site-packages in the log). The machine has no AWS or Google credentials and no metadata service, as the compute
 nodes in the cases. Written cases (``WRITTEN``) are logs that need a cluster (Slurm), written as the tools print
 them, their messages read in the released sources named by each entry. All were written before crashdoc ran on them.
@@ -237,6 +237,79 @@ botocore.exceptions.PartialCredentialsError: Partial credentials found in env, m
 """}))
 
 
+# ---------------------------------------------------------------------------------------------- torch-triton-version-mismatch
+# Captured with --site holding triton 2.1.0 (pip install --no-deps --target) over torch 2.13.0: the Triton an old
+# requirements pin brings back.
+
+real(
+    _case("torch-triton-version-mismatch-compile-triton21-01", "torch-triton-version-mismatch", "easy",
+          "a training script meant to torch.compile its model, in an environment where a requirements file pinned "
+          "triton==2.1.0 over the Triton torch 2.13.0 needs: it fails one line earlier, at the AdamW optimizer, "
+          "whose add_param_group (wrapped by torch._disable_dynamo) imports torch._dynamo and so "
+          "torch/_inductor/runtime/hints.py",
+          {"launcher": "python", "torch_version": "2.13.0"}, ["triton"]),
+    "python", "train.py", '''
+    """Train a small tabular regressor; the model is compiled for speed."""
+    import time
+
+    import torch
+    import torch.nn as nn
+    import torch.nn.functional as F
+
+    torch.manual_seed(0)
+    print(f"torch {torch.__version__}, {torch.get_num_threads()} threads", flush=True)
+    model = nn.Sequential(nn.Linear(48, 256), nn.SiLU(), nn.Linear(256, 256), nn.SiLU(), nn.Linear(256, 1))
+    opt = torch.optim.AdamW(model.parameters(), lr=3e-4, weight_decay=0.01)
+    print(f"params: {sum(p.numel() for p in model.parameters()):,}; compiling ...", flush=True)
+    model = torch.compile(model)
+    t0 = time.time()
+    for step in range(1, 201):
+        x = torch.randn(512, 48)
+        loss = F.mse_loss(model(x).squeeze(-1), x[:, :8].sum(-1))
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        opt.step()
+        if step % 50 == 0:
+            print(f"step {step} loss {loss.item():.4f} ({time.time() - t0:.1f}s)", flush=True)
+    ''', "train.log", "/home/sam/tabular", "sam")
+
+real(
+    _case("torch-triton-version-mismatch-ddp-optimizer-triton21-02", "torch-triton-version-mismatch", "medium",
+          "torchrun 2 ranks (gloo), DDP pretraining that never calls torch.compile, with triton 2.1.0 installed over "
+          "torch 2.13.0: wrapping the model in DistributedDataParallel asks torch._dynamo for its DDP mode, the lazy "
+          "import of torch._dynamo fails in torch/_inductor/runtime/hints.py on both ranks",
+          {"launcher": "torchrun", "world_size": "2", "torch_version": "2.13.0"}, ["triton"]),
+    "torchrun:2", "pretrain.py", '''
+    """Pretrain a small transformer encoder with DDP on synthetic tokens."""
+    import torch
+    import torch.distributed as dist
+    import torch.nn as nn
+    from torch.nn.parallel import DistributedDataParallel as DDP
+
+
+    def main():
+        dist.init_process_group("gloo")
+        rank = dist.get_rank()
+        torch.manual_seed(0)
+        layer = nn.TransformerEncoderLayer(128, 4, 512, batch_first=True)
+        model = DDP(nn.Sequential(nn.Embedding(1000, 128), nn.TransformerEncoder(layer, 2), nn.Linear(128, 1000)))
+        if rank == 0:
+            print(f"world={dist.get_world_size()} params={sum(p.numel() for p in model.parameters()):,}", flush=True)
+        opt = torch.optim.AdamW(model.parameters(), lr=6e-4, betas=(0.9, 0.95), weight_decay=0.1)
+        for step in range(1, 11):
+            x = torch.randint(0, 1000, (8, 64))
+            loss = nn.functional.cross_entropy(model(x).flatten(0, 1), x.flatten())
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+        dist.destroy_process_group()
+
+
+    if __name__ == "__main__":
+        main()
+    ''', "pretrain.log", "/home/ines/lm", "ines")
+
+
 # ---------------------------------------------------------------------------------------------- slurm-memory-options-conflict
 # Slurm's texts from src/common/slurm_opt.c (_validate_memory_options) and log.c (fatal() prints "<prog>: fatal: ");
 # the jobs around them are written.
@@ -438,6 +511,9 @@ def main() -> None:
                 os.environ.update(saved)
             if args.site:
                 case.files = {name: text.replace(str(args.site.resolve()), prog.site) for name, text in case.files.items()}
+            # the interpreter's standard library as the jobs' venvs see it (their base Python), not this machine's
+            case.files = {name: text.replace(f"{sys.base_prefix}/lib/python3.11/", "/usr/lib/python3.11/")
+                          for name, text in case.files.items()}
             write_case(args.out, case)
             print("captured", prog.case.case_id)
 

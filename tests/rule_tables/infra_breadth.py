@@ -3,7 +3,8 @@ each rule, and near misses that must not. Joined to tests/test_rules.py's tables
 
 The lines are the texts the releases print: botocore 1.44.5 (and s3transfer's upload_file through it), google-auth 1.35.0
 and 2.62.2; Slurm's fatal() lines as srun and sbatch print them (src/common/slurm_opt.c, 20.11.9-25.11.7); vLLM 0.11.2's and 0.33.0's
-prompt-length refusals (offline and from the OpenAI server, as openai 1.55.3's BadRequestError shows them)."""
+prompt-length refusals (offline and from the OpenAI server, as openai 1.55.3's BadRequestError shows them); torch 2.13.0's
+import of Triton 2.1.0 (captured) and Python's ImportError for the triton_key import of torch 2.5.1."""
 
 from __future__ import annotations
 
@@ -23,6 +24,8 @@ FIRES: list[tuple[str, str | tuple[str, ...]]] = [
     ("vllm-prompt-exceeds-max-model-len", "openai.BadRequestError: Error code: 400 - {'error': {'message': \"This model's maximum context length is 8192 tokens. However, your request has 9214 input tokens. Please reduce the length of the input messages.\", 'type': 'BadRequestError', 'param': None, 'code': 400}}"),
     ("vllm-prompt-exceeds-max-model-len", "vllm.exceptions.VLLMValidationError: This model's maximum context length is 32768 tokens. However, your prompt contains 40960 input tokens, which exceeds this limit even without any output tokens. Please reduce the length of the input prompt. (parameter=input_tokens, value=40960)"),
     ("vllm-prompt-exceeds-max-model-len", "ValueError: 'max_tokens' or 'max_completion_tokens' is too large: 2048. This model's maximum context length is 8192 tokens and your request has 7000 input tokens (2048 > 8192 - 7000)."),
+    ("torch-triton-version-mismatch", "ModuleNotFoundError: No module named 'triton.backends'"),
+    ("torch-triton-version-mismatch", "ImportError: cannot import name 'triton_key' from 'triton.compiler.compiler' (/opt/conda/lib/python3.11/site-packages/triton/compiler/compiler.py)"),
 ]
 
 NEAR_MISSES: list[tuple[str, str | tuple[str, ...]]] = [
@@ -47,4 +50,9 @@ NEAR_MISSES: list[tuple[str, str | tuple[str, ...]]] = [
     ("vllm-prompt-exceeds-max-model-len", "Token indices sequence length is longer than the specified maximum sequence length for this model (9214 > 8192). Running this sequence through the model will result in indexing errors"),
     # the KV cache too small for max_model_len at start-up
     ("vllm-prompt-exceeds-max-model-len", "ValueError: To serve at least one request with the models's max seq len (32768), (4.00 GiB KV cache is needed, which is larger than the available KV cache memory (2.62 GiB). Based on the available memory, the estimated maximum model length is 21456. Try increasing `gpu_memory_utilization` or decreasing `max_model_len` when initializing the engine."),
+    # no triton at all is another failure (torch-compile-failure's), and so is another missing triton module
+    ("torch-triton-version-mismatch", "RuntimeError: Cannot find a working triton installation. Either the package is not installed or it is too old. More information on installing Triton can be found at https://github.com/openai/triton"),
+    ("torch-triton-version-mismatch", "ModuleNotFoundError: No module named 'triton'"),
+    # a name missing from another package than Triton's compiler
+    ("torch-triton-version-mismatch", "ImportError: cannot import name 'soft_unicode' from 'markupsafe' (/usr/local/lib/python3.10/dist-packages/markupsafe/__init__.py)"),
 ]

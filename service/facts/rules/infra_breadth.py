@@ -1,8 +1,9 @@
-"""Cloud credentials, Slurm's memory-option check and vLLM's prompt-length check (kb-infra's second domain).
+"""Cloud credentials, Slurm's memory-option check, vLLM's prompt-length check and torch paired with another Triton
+(kb-infra's second domain).
 
 Every pattern quotes the line it was written for; the texts were read from the released artifacts named in each
 entry's ``affected.software`` (botocore 1.31.85 and 1.44.5, google-auth 1.35.0, 2.40.3 and 2.62.2, Slurm 20.11.9-25.11.7's
-src/common/slurm_opt.c, vllm 0.11.2 and 0.33.0, openai 1.55.3).
+src/common/slurm_opt.c, vllm 0.11.2 and 0.33.0, openai 1.55.3, torch 2.5.1 and 2.13.0 with triton 2.1.0 and 3.0.0).
 """
 
 from __future__ import annotations
@@ -73,5 +74,19 @@ RULES: tuple[Rule, ...] = (
             r"'max_tokens' or 'max_completion_tokens' is too large: \d+\. This model's maximum context length is \d+",
         ),
         0.93,
+    ),
+    # --- torch with a Triton of another release ---
+    Rule(
+        "torch-triton-version-mismatch",
+        "torch-triton-version-mismatch",
+        (
+            # torch 2.13.0 torch/_inductor/runtime/hints.py line 57 `import triton.backends.compiler` with Triton 2.x:
+            #  "ModuleNotFoundError: No module named 'triton.backends'"
+            r"ModuleNotFoundError: No module named 'triton\.backends'",
+            # torch 2.5.1 codecache.py / 2.13.0 triton_compat.py with a Triton without triton_key:
+            #  "ImportError: cannot import name 'triton_key' from 'triton.compiler.compiler' (/.../triton/compiler/compiler.py)"
+            r"ImportError: cannot import name 'triton_key' from 'triton\.compiler\.compiler'",
+        ),
+        0.9,
     ),
 )
