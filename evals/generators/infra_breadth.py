@@ -486,6 +486,139 @@ openai.BadRequestError: Error code: 400 - {{'error': {{'message': "This model's 
 """}))
 
 
+# ---------------------------------------------------------------------------------------------- vllm-lora-adapter-rejected
+# vLLM 0.11.2's frames, read in the wheel: the engine core's utility call (v1/engine/core.py) down to
+# PEFTHelper.validate_legal (lora/peft_helper.py), and the API server's start-up (cli, uvloop, api_server.py
+# init_app_state, serving_models.py init_static_loras). Python 3.12 as in the vllm/vllm-openai image; the servers
+# around them are written.
+
+
+def _frame(site: str, path: str, line: int, fn: str, src: str, span: str | None = None) -> list[str]:
+    """One traceback frame as Python 3.12 prints it: the source line, and carets under `span` when it is given
+    (Python marks the failing call when it is only part of the line)."""
+    out = [f'  File "{site}/{path}", line {line}, in {fn}', f"    {src}"]
+    if span:
+        out.append(" " * (4 + src.index(span)) + "^" * len(span))
+    return out
+
+
+def _lora_engine_core_tb(site: str, message: str) -> list[str]:
+    f = _frame
+    return ["Traceback (most recent call last):",
+            *f(site, "vllm/v1/engine/core.py", 915, "_handle_client_request",
+               "result = method(*self._convert_msgspec_args(method, args))",
+               "method(*self._convert_msgspec_args(method, args))"),
+            *f(site, "vllm/v1/engine/core.py", 498, "add_lora", "return self.model_executor.add_lora(lora_request)",
+               "self.model_executor.add_lora(lora_request)"),
+            *f(site, "vllm/v1/executor/abstract.py", 277, "add_lora",
+               'return all(self.collective_rpc("add_lora", args=(lora_request,)))',
+               'self.collective_rpc("add_lora", args=(lora_request,))'),
+            *f(site, "vllm/v1/executor/uniproc_executor.py", 75, "collective_rpc",
+               "result = run_method(self.driver_worker, method, args, kwargs)",
+               "run_method(self.driver_worker, method, args, kwargs)"),
+            *f(site, "vllm/v1/serial_utils.py", 479, "run_method", "return func(*args, **kwargs)",
+               "func(*args, **kwargs)"),
+            *f(site, "vllm/v1/worker/gpu_worker.py", 612, "add_lora", "return self.model_runner.add_lora(lora_request)",
+               "self.model_runner.add_lora(lora_request)"),
+            *f(site, "vllm/v1/worker/lora_model_runner_mixin.py", 201, "add_lora",
+               "return self.lora_manager.add_adapter(lora_request)", "self.lora_manager.add_adapter(lora_request)"),
+            *f(site, "vllm/lora/worker_manager.py", 263, "add_adapter", "lora = self._load_adapter(lora_request)",
+               "self._load_adapter(lora_request)"),
+            *f(site, "vllm/lora/worker_manager.py", 144, "_load_adapter", "raise e"),
+            *f(site, "vllm/lora/worker_manager.py", 110, "_load_adapter", "peft_helper.validate_legal(self.lora_config)"),
+            *f(site, "vllm/lora/peft_helper.py", 128, "validate_legal", "raise ValueError(f\"{' '.join(error_msg)}\")"),
+            f"ValueError: {message}"]
+
+
+def _lora_api_server_tb(site: str, message: str) -> list[str]:
+    f = _frame
+    return ["Traceback (most recent call last):",
+            '  File "/usr/local/bin/vllm", line 10, in <module>', "    sys.exit(main())", "             ^^^^^^",
+            *f(site, "vllm/entrypoints/cli/main.py", 73, "main", "args.dispatch_function(args)"),
+            *f(site, "vllm/entrypoints/cli/serve.py", 60, "cmd", "uvloop.run(run_server(args))"),
+            *f(site, "uvloop/__init__.py", 109, "run", "return __asyncio.run(", "__asyncio.run("),
+            '  File "/usr/lib/python3.12/asyncio/runners.py", line 195, in run', "    return runner.run(main)",
+            "           ^^^^^^^^^^^^^^^^",
+            '  File "/usr/lib/python3.12/asyncio/runners.py", line 118, in run',
+            "    return self._loop.run_until_complete(task)", "           ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^",
+            '  File "uvloop/loop.pyx", line 1518, in uvloop.loop.Loop.run_until_complete',
+            *f(site, "uvloop/__init__.py", 61, "wrapper", "return await main", "await main"),
+            *f(site, "vllm/entrypoints/openai/api_server.py", 2024, "run_server",
+               "await run_server_worker(listen_address, sock, args, **uvicorn_kwargs)"),
+            *f(site, "vllm/entrypoints/openai/api_server.py", 2050, "run_server_worker",
+               "await init_app_state(engine_client, app.state, args)"),
+            *f(site, "vllm/entrypoints/openai/api_server.py", 1760, "init_app_state",
+               "await state.openai_serving_models.init_static_loras()"),
+            *f(site, "vllm/entrypoints/openai/serving_models.py", 90, "init_static_loras",
+               "raise ValueError(load_result.error.message)"),
+            f"ValueError: Call to add_lora method failed: {message}"]
+
+
+def _pre(pre: str, lines: list[str]) -> str:
+    return "\n".join(f"{pre}{line}" for line in lines)
+
+
+_VS312 = "/usr/local/lib/python3.12/dist-packages"
+_RANK_MSG = "LoRA rank 64 is greater than max_lora_rank 16."
+_API, _CORE = "(APIServer pid=1) ", "(EngineCore_DP0 pid=274) "
+WRITTEN.append(_case(
+    "vllm-lora-adapter-rejected-rank-docker-01", "vllm-lora-adapter-rejected", "easy",
+    "docker run of the vllm/vllm-openai 0.11.2 image serving Llama 3.1 8B with --enable-lora --lora-modules for two "
+    "adapters, one trained with r=64; max_lora_rank is left at its default 16, the engine core refuses it and the "
+    "API server exits before it listens",
+    {"launcher": "docker"}, ["--max-lora-rank"], files={"serve.log": "\n".join([
+        "$ docker run --gpus all --ipc=host -p 8000:8000 -v /srv/adapters:/adapters -v /srv/models:/models "
+        "vllm/vllm-openai:v0.11.2 --model /models/Meta-Llama-3.1-8B-Instruct --served-model-name llama31-8b "
+        "--enable-lora --lora-modules sql=/adapters/sql-r16 support=/adapters/support-r64 --max-model-len 16384",
+        "INFO 11-30 03:11:02 [__init__.py:216] Automatically detected platform cuda.",
+        _API + "INFO 11-30 03:11:06 [api_server.py:1977] vLLM API server version 0.11.2",
+        _API + "INFO 11-30 03:11:06 [utils.py:253] non-default args: {'model_tag': None, 'lora_modules': "
+        "[LoRAModulePath(name='sql', path='/adapters/sql-r16', base_model_name=None), LoRAModulePath(name='support', "
+        "path='/adapters/support-r64', base_model_name=None)], 'model': '/models/Meta-Llama-3.1-8B-Instruct', "
+        "'max_model_len': 16384, 'served_model_name': ['llama31-8b'], 'enable_lora': True}",
+        _API + "INFO 11-30 03:11:06 [model.py:631] Resolved architecture: LlamaForCausalLM",
+        _API + "INFO 11-30 03:11:06 [model.py:1745] Using max model len 16384",
+        _CORE + "INFO 11-30 03:11:24 [default_loader.py:314] Loading weights took 3.92 seconds",
+        _CORE + "INFO 11-30 03:11:25 [gpu_model_runner.py:3337] Model loading took 15.3312 GiB memory and 4.703310 seconds",
+        _CORE + "INFO 11-30 03:11:41 [kv_cache_utils.py:1229] GPU KV cache size: 397,392 tokens",
+        _CORE + "INFO 11-30 03:11:41 [kv_cache_utils.py:1234] Maximum concurrency for 16,384 tokens per request: 24.25x",
+        _CORE + "INFO 11-30 03:12:02 [gpu_model_runner.py:4244] Graph capturing finished in 19 secs, took 0.94 GiB",
+        _CORE + "INFO 11-30 03:12:02 [core.py:250] init engine (profile, create kv cache, warmup model) took 36.87 seconds",
+        _API + "INFO 11-30 03:12:04 [serving_models.py:168] Loaded new LoRA adapter: name 'sql', path '/adapters/sql-r16'",
+        _CORE + "ERROR 11-30 03:12:04 [core.py:918] Invocation of add_lora method failed",
+        _pre(_CORE, _lora_engine_core_tb(_VS312, _RANK_MSG)),
+        _pre(_API, _lora_api_server_tb(_VS312, _RANK_MSG)),
+    ])}))
+
+_MTS_MSG = "vLLM only supports modules_to_save being None."
+_API2, _CORE2 = "(APIServer pid=1) ", "(EngineCore_DP0 pid=312) "
+WRITTEN.append(_case(
+    "vllm-lora-adapter-rejected-modules-to-save-k8s-02", "vllm-lora-adapter-rejected", "medium",
+    "kubectl logs --previous of a vLLM 0.11.2 deployment in CrashLoopBackOff: the fine-tune that produced the "
+    "adapter added special tokens, so PEFT saved embed_tokens and lm_head under modules_to_save, which vLLM "
+    "refuses at start-up",
+    {"launcher": "kubernetes"}, ["modules_to_save"], files={"pod.log": "\n".join([
+        "$ kubectl -n serving logs deploy/qwen-chat-lora --previous",
+        "INFO 11-29 21:40:13 [__init__.py:216] Automatically detected platform cuda.",
+        _API2 + "INFO 11-29 21:40:17 [api_server.py:1977] vLLM API server version 0.11.2",
+        _API2 + "INFO 11-29 21:40:17 [utils.py:253] non-default args: {'model_tag': '/models/Qwen2.5-14B-Instruct', "
+        "'host': '0.0.0.0', 'lora_modules': [LoRAModulePath(name='chat-v7', path='/adapters/chat-v7', "
+        "base_model_name=None)], 'model': '/models/Qwen2.5-14B-Instruct', 'max_model_len': 8192, "
+        "'served_model_name': ['qwen14b'], 'enable_lora': True, 'max_lora_rank': 32}",
+        _API2 + "INFO 11-29 21:40:17 [model.py:631] Resolved architecture: Qwen2ForCausalLM",
+        _API2 + "INFO 11-29 21:40:17 [model.py:1745] Using max model len 8192",
+        _CORE2 + "INFO 11-29 21:40:49 [default_loader.py:314] Loading weights took 11.06 seconds",
+        _CORE2 + "INFO 11-29 21:40:50 [gpu_model_runner.py:3337] Model loading took 27.7106 GiB memory and 12.198754 seconds",
+        _CORE2 + "INFO 11-29 21:41:12 [kv_cache_utils.py:1229] GPU KV cache size: 187,744 tokens",
+        _CORE2 + "INFO 11-29 21:41:12 [kv_cache_utils.py:1234] Maximum concurrency for 8,192 tokens per request: 22.92x",
+        _CORE2 + "INFO 11-29 21:41:40 [gpu_model_runner.py:4244] Graph capturing finished in 27 secs, took 1.12 GiB",
+        _CORE2 + "INFO 11-29 21:41:40 [core.py:250] init engine (profile, create kv cache, warmup model) took 50.31 seconds",
+        _CORE2 + "ERROR 11-29 21:41:42 [core.py:918] Invocation of add_lora method failed",
+        _pre(_CORE2, _lora_engine_core_tb(_VS312, _MTS_MSG)),
+        _pre(_API2, _lora_api_server_tb(_VS312, _MTS_MSG)),
+    ])}))
+
+
 def main() -> None:
     ap = parser(__doc__)
     ap.add_argument("--only", help="write only the cases whose id contains this")

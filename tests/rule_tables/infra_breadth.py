@@ -4,7 +4,8 @@ each rule, and near misses that must not. Joined to tests/test_rules.py's tables
 The lines are the texts the releases print: botocore 1.44.5 (and s3transfer's upload_file through it), google-auth 1.35.0
 and 2.62.2; Slurm's fatal() lines as srun and sbatch print them (src/common/slurm_opt.c, 20.11.9-25.11.7); vLLM 0.11.2's and 0.33.0's
 prompt-length refusals (offline and from the OpenAI server, as openai 1.55.3's BadRequestError shows them); torch 2.13.0's
-import of Triton 2.1.0 (captured) and Python's ImportError for the triton_key import of torch 2.5.1."""
+import of Triton 2.1.0 (captured) and Python's ImportError for the triton_key import of torch 2.5.1; vLLM 0.11.2's LoRA
+adapter refusals (lora/peft_helper.py, and the engine core's "Call to add_lora method failed")."""
 
 from __future__ import annotations
 
@@ -26,6 +27,11 @@ FIRES: list[tuple[str, str | tuple[str, ...]]] = [
     ("vllm-prompt-exceeds-max-model-len", "ValueError: 'max_tokens' or 'max_completion_tokens' is too large: 2048. This model's maximum context length is 8192 tokens and your request has 7000 input tokens (2048 > 8192 - 7000)."),
     ("torch-triton-version-mismatch", "ModuleNotFoundError: No module named 'triton.backends'"),
     ("torch-triton-version-mismatch", "ImportError: cannot import name 'triton_key' from 'triton.compiler.compiler' (/opt/conda/lib/python3.11/site-packages/triton/compiler/compiler.py)"),
+    ("vllm-lora-adapter-rejected", "ValueError: LoRA rank 64 is greater than max_lora_rank 16."),
+    ("vllm-lora-adapter-rejected", "(APIServer pid=1) ValueError: Call to add_lora method failed: LoRA rank 128 is greater than max_lora_rank 64."),
+    ("vllm-lora-adapter-rejected", "ValueError: Call to add_lora method failed: vLLM only supports modules_to_save being None."),
+    ("vllm-lora-adapter-rejected", "ValueError: vLLM does not yet support DoRA. LoRA rank 32 is greater than max_lora_rank 16."),
+    ("vllm-lora-adapter-rejected", "ValueError: Call to add_lora method failed: Adapter bias is not supported."),
 ]
 
 NEAR_MISSES: list[tuple[str, str | tuple[str, ...]]] = [
@@ -55,4 +61,8 @@ NEAR_MISSES: list[tuple[str, str | tuple[str, ...]]] = [
     ("torch-triton-version-mismatch", "ModuleNotFoundError: No module named 'triton'"),
     # a name missing from another package than Triton's compiler
     ("torch-triton-version-mismatch", "ImportError: cannot import name 'soft_unicode' from 'markupsafe' (/usr/local/lib/python3.10/dist-packages/markupsafe/__init__.py)"),
+    # another utility call of the engine core failing, and a LoRA that is simply not found
+    ("vllm-lora-adapter-rejected", "ValueError: Call to add_lora method failed: Loading lora support failed: No adapter found for /adapters/support-r64"),
+    # PEFT's own refusal of an adapter's modules, not vLLM's check
+    ("vllm-lora-adapter-rejected", "ValueError: Target modules {'q_proj', 'v_proj'} not found in the base model. Please check the target modules and try again."),
 ]

@@ -1,5 +1,5 @@
-"""Cloud credentials, Slurm's memory-option check, vLLM's prompt-length check and torch paired with another Triton
-(kb-infra's second domain).
+"""Cloud credentials, Slurm's memory-option check, vLLM's prompt-length and LoRA-adapter checks, torch paired with
+another Triton (kb-infra's second domain).
 
 Every pattern quotes the line it was written for; the texts were read from the released artifacts named in each
 entry's ``affected.software`` (botocore 1.31.85 and 1.44.5, google-auth 1.35.0, 2.40.3 and 2.62.2, Slurm 20.11.9-25.11.7's
@@ -88,5 +88,20 @@ RULES: tuple[Rule, ...] = (
             r"ImportError: cannot import name 'triton_key' from 'triton\.compiler\.compiler'",
         ),
         0.9,
+    ),
+    # --- vLLM's LoRA adapter check ---
+    Rule(
+        "vllm-lora-adapter-rejected",
+        "vllm-lora-adapter-rejected",
+        (
+            # lora/peft_helper.py validate_legal (0.11.2, 0.33.0): "ValueError: LoRA rank 64 is greater than max_lora_rank 16."
+            #  and, from the API server: "ValueError: Call to add_lora method failed: LoRA rank 64 is greater than ..."
+            r"LoRA rank \d+ is greater than max_lora_rank \d+",
+            # the same check: "vLLM only supports modules_to_save being None." / "vLLM does not yet support DoRA."
+            r"vLLM only supports modules_to_save being None|vLLM does not yet support DoRA",
+            # "Adapter bias is not supported." as the engine core reports it for add_lora
+            r"Call to add_lora method failed: .*Adapter bias is not supported",
+        ),
+        0.93,
     ),
 )
