@@ -32,6 +32,7 @@ FIRES: list[tuple[str, str | tuple[str, ...]]] = [
     ("vllm-lora-adapter-rejected", "ValueError: Call to add_lora method failed: vLLM only supports modules_to_save being None."),
     ("vllm-lora-adapter-rejected", "ValueError: vLLM does not yet support DoRA. LoRA rank 32 is greater than max_lora_rank 16."),
     ("vllm-lora-adapter-rejected", "ValueError: Call to add_lora method failed: Adapter bias is not supported."),
+    ("vllm-lora-adapter-rejected", "ValueError: Call to add_lora method failed: vLLM only supports modules_to_save being either None or [\"classifier\", \"score\"] for classification models. Unsupported modules_to_save: ['embed_tokens', 'lm_head']"),
 ]
 
 NEAR_MISSES: list[tuple[str, str | tuple[str, ...]]] = [

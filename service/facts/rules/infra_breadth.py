@@ -97,8 +97,9 @@ RULES: tuple[Rule, ...] = (
             # lora/peft_helper.py validate_legal (0.11.2, 0.33.0): "ValueError: LoRA rank 64 is greater than max_lora_rank 16."
             #  and, from the API server: "ValueError: Call to add_lora method failed: LoRA rank 64 is greater than ..."
             r"LoRA rank \d+ is greater than max_lora_rank \d+",
-            # the same check: "vLLM only supports modules_to_save being None." / "vLLM does not yet support DoRA."
-            r"vLLM only supports modules_to_save being None|vLLM does not yet support DoRA",
+            # the same check: "vLLM only supports modules_to_save being None." (0.33: "... being either None or
+            #  ["classifier", "score"] for classification models. Unsupported modules_to_save: [...]") / "vLLM does not yet support DoRA."
+            r"vLLM only supports modules_to_save being (?:None|either None or)|vLLM does not yet support DoRA",
             # "Adapter bias is not supported." as the engine core reports it for add_lora
             r"Call to add_lora method failed: .*Adapter bias is not supported",
         ),
