@@ -27,6 +27,7 @@ from service.facts.rules import (
     environment,
     hardware,
     hf,
+    hf_breadth,
     hf_runtime,
     inference,
     infra,
@@ -53,7 +54,7 @@ MODULES = (cuda, memory, hardware, inference, deepspeed, distributed, numerics, 
            # the domains added with kb/ as the catalogue of record (kb-torch)
            cuda_runtime, containers, torch_core, torch_distributed, torch_compile, jax_xla, clusters,
            # the Hugging Face stack (kb-hf)
-           hf, hf_runtime,
+           hf, hf_runtime, hf_breadth,
            # serving engines, DeepSpeed/Megatron/NeMo, experiment tracking (kb-serve)
            serving, tracking,
            # PyTorch core training-loop entries (kb-core)
