@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Write the eval cases of kb-hf's third set of entries: the wrong Auto class for a checkpoint, a folder without
-weight files, tokenizers that need sentencepiece, and datasets' schema and batched-map errors.
+weight files, the Trainer resuming from no checkpoint or an interrupted one, tokenizers that need sentencepiece,
+and datasets' schema and batched-map errors.
 
 Every traceback here was captured from a real failing program run on this CPU machine (transformers 4.46.3 and
 5.24.0, datasets 2.21.0 and 4.4.1, pyarrow 26.0.1, torch 2.13.0 CPU with gloo under torchrun for the two 2-rank
@@ -561,6 +562,78 @@ Root Cause (first observed failure):
 ============================================================
 """
 
+R1 = """\
+max_steps is given, it will override any value given in num_train_epochs
+[rank1]: Traceback (most recent call last):
+[rank1]:   File "/shared/svc-train/sft/train.py", line 15, in <module>
+[rank1]:     trainer.train(resume_from_checkpoint=True if len(sys.argv) > 3 else None)
+[rank1]:   File "/shared/svc-train/envs/sft/lib/python3.11/site-packages/transformers/trainer.py", line 2095, in train
+[rank1]:     self._load_from_checkpoint(resume_from_checkpoint)
+[rank1]:   File "/shared/svc-train/envs/sft/lib/python3.11/site-packages/transformers/trainer.py", line 2721, in _load_from_checkpoint
+[rank1]:     raise ValueError(f"Can't find a valid checkpoint at {resume_from_checkpoint}")
+[rank1]: ValueError: Can't find a valid checkpoint at runs/sft/checkpoint-60
+max_steps is given, it will override any value given in num_train_epochs
+[rank0]: Traceback (most recent call last):
+[rank0]:   File "/shared/svc-train/sft/train.py", line 15, in <module>
+[rank0]:     trainer.train(resume_from_checkpoint=True if len(sys.argv) > 3 else None)
+[rank0]:   File "/shared/svc-train/envs/sft/lib/python3.11/site-packages/transformers/trainer.py", line 2095, in train
+[rank0]:     self._load_from_checkpoint(resume_from_checkpoint)
+[rank0]:   File "/shared/svc-train/envs/sft/lib/python3.11/site-packages/transformers/trainer.py", line 2721, in _load_from_checkpoint
+[rank0]:     raise ValueError(f"Can't find a valid checkpoint at {resume_from_checkpoint}")
+[rank0]: ValueError: Can't find a valid checkpoint at runs/sft/checkpoint-60
+W1202 14:12:57.529000 18452 torch/distributed/elastic/multiprocessing/api.py:1028] Sending process 18542 closing signal SIGTERM
+E1202 14:12:57.702000 18452 torch/distributed/elastic/multiprocessing/api.py:1002] failed (exitcode: 1) local_rank: 1 (pid: 18543) of binary: /shared/svc-train/envs/sft/bin/python
+Traceback (most recent call last):
+  File "/shared/svc-train/envs/sft/bin/torchrun", line 6, in <module>
+    sys.exit(main())
+             ^^^^^^
+  File "/shared/svc-train/envs/sft/lib/python3.11/site-packages/torch/distributed/elastic/multiprocessing/errors/__init__.py", line 367, in wrapper
+    return f(*args, **kwargs)
+           ^^^^^^^^^^^^^^^^^^
+  File "/shared/svc-train/envs/sft/lib/python3.11/site-packages/torch/distributed/run.py", line 1028, in main
+    run(args)
+  File "/shared/svc-train/envs/sft/lib/python3.11/site-packages/torch/distributed/run.py", line 1019, in run
+    elastic_launch(
+  File "/shared/svc-train/envs/sft/lib/python3.11/site-packages/torch/distributed/launcher/api.py", line 194, in __call__
+    return launch_agent(
+           ^^^^^^^^^^^^^
+  File "/shared/svc-train/envs/sft/lib/python3.11/site-packages/torch/distributed/launcher/api.py", line 383, in launch_agent
+    raise ChildFailedError(
+torch.distributed.elastic.multiprocessing.errors.ChildFailedError: 
+============================================================
+train.py FAILED
+------------------------------------------------------------
+Failures:
+[1]:
+  time      : 2026-12-02_14:12:57
+  host      : localhost
+  rank      : 0 (local_rank: 0)
+  exitcode  : -15 (pid: 18542)  (SIGTERM)
+  error_file: <N/A>
+  traceback : Signal 15 (SIGTERM) received by PID 18542
+------------------------------------------------------------
+Root Cause (first observed failure):
+[0]:
+  time      : 2026-12-02_14:12:57
+  host      : localhost
+  rank      : 1 (local_rank: 1)
+  exitcode  : 1 (pid: 18543) 
+  error_file: <N/A>
+  traceback : To enable traceback see: https://pytorch.org/docs/stable/elastic/errors.html
+============================================================
+"""
+
+R2 = """\
+[transformers] Model config: bos_token_id must be `None` or an integer within the vocabulary (between 0 and 63), got 50256. This may result in unexpected behavior.
+[transformers] Model config: eos_token_id must be `None` or an integer within the vocabulary (between 0 and 63), got 50256. This may result in unexpected behavior.
+Traceback (most recent call last):
+  File "/home/wliu/chat-sft/train.py", line 15, in <module>
+    trainer.train(resume_from_checkpoint=True if len(sys.argv) > 3 else None)
+  File "/home/wliu/.venv/lib/python3.11/site-packages/transformers/trainer.py", line 1557, in train
+    raise ValueError(f"No valid checkpoint found in output directory ({args.output_dir})")
+ValueError: No valid checkpoint found in output directory (outputs/sft-7731042)
+"""
+
 # --------------------------------------------------------------------------------------------------
 # automodel-config-class-mismatch
 
@@ -646,7 +719,7 @@ def weights_missing_fsdp_sharded_v5() -> Case:
         "Captured: transformers 5.24.0 loads a checkpoint folder that has config.json but only an FSDP "
         "SHARDED_STATE_DICT folder (pytorch_model_fsdp_0) for weights; 'Error no file named model.safetensors, or "
         "pytorch_model.bin, found in directory' (the ls written)",
-        facts={"transformers_version": "5.24.0"},
+        facts={},
         must_mention=["merge-weights"],
         files={"export.log": log},
     )
@@ -810,6 +883,52 @@ def map_group_texts_torchrun_rank0() -> Case:
         facts={"launcher": "torchrun", "world_size": "2"},
         must_mention=["remove_columns"],
         files={"train.log": log},
+    )
+
+
+# --------------------------------------------------------------------------------------------------
+# trainer-resume-checkpoint-invalid
+
+
+@case
+def resume_interrupted_checkpoint_requeued() -> Case:
+    steps = "\n".join(
+        f"{{'loss': {2.41 - 0.02 * i:.4f}, 'grad_norm': {1.2 - 0.01 * i:.4f}, 'learning_rate': {5e-5 * (1 - i / 80):.3e}, 'epoch': {0.125 * (i + 1) / 10:.2f}}}"
+        for i in range(40, 60, 10))
+    log = block("""
+        + srun --kill-on-bad-exit=1 torchrun --nproc_per_node 2 train.py runs/sft 80 resume
+        """) + steps + "\n" + block("""
+        11/30/2026 03:58:41 - INFO - transformers.trainer - Saving model checkpoint to runs/sft/checkpoint-60
+        slurmstepd: error: *** JOB 7731042 ON gpu-st-3 CANCELLED AT 2026-11-30T03:58:44 DUE TO PREEMPTION ***
+        + srun --kill-on-bad-exit=1 torchrun --nproc_per_node 2 train.py runs/sft 80 resume
+        """) + R1
+    return Case(
+        "trainer-resume-checkpoint-invalid-preempted-save-captured-01", "trainer-resume-checkpoint-invalid", "medium",
+        "A Slurm job (appending to one output file) is preempted while the Trainer writes checkpoint-60, leaving "
+        "config.json, generation_config.json and one weight shard without its index; the requeued 2-rank torchrun "
+        "(gloo, transformers 4.46.3) resumes with resume_from_checkpoint=True, picks checkpoint-60 and both ranks "
+        "raise 'Can't find a valid checkpoint at runs/sft/checkpoint-60' (the requeued run captured, with the "
+        "folder in the state the kill leaves; the first attempt's last lines written)",
+        initiating_rank=[0, 1],
+        facts={"launcher": "torchrun", "world_size": "2"},
+        must_mention=["checkpoint-60"],
+        files={"slurm-7731042.out": log},
+    )
+
+
+@case
+def resume_no_checkpoint_new_output_dir() -> Case:
+    log = block("""
+        + OUT=outputs/sft-7731042
+        + python train.py outputs/sft-7731042 80 resume
+        """) + R2
+    return Case(
+        "trainer-resume-checkpoint-invalid-no-checkpoint-captured-02", "trainer-resume-checkpoint-invalid", "easy",
+        "Captured: transformers 5.24.0, resume_from_checkpoint=True with an output_dir named after the job id, so "
+        "the new attempt's folder has no checkpoint-N: 'No valid checkpoint found in output directory'",
+        facts={},
+        must_mention=["output_dir"],
+        files={"job.log": log},
     )
 
 

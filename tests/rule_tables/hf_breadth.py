@@ -27,6 +27,8 @@ FIRES = [
     ("hf-weights-file-missing", "OSError: acme/llama-7b-sft does not appear to have a file named pytorch_model.bin, model.safetensors, tf_model.h5, model.ckpt or flax_model.msgpack."),
     ("hf-weights-file-missing", "OSError: acme/llama-7b-sft does not appear to have a file named model.safetensors or model.safetensors.index.json and thus cannot be loaded with `safetensors`. Please do not set `use_safetensors=True`."),
     ("hf-weights-file-missing", "OSError: /models/llama-70b does not appear to have a file named model-00027-of-00030.safetensors which is required according to the checkpoint index."),
+    ("trainer-resume-checkpoint-invalid", "[rank1]: ValueError: Can't find a valid checkpoint at runs/sft/checkpoint-60"),
+    ("trainer-resume-checkpoint-invalid", "ValueError: No valid checkpoint found in output directory (runs/sft-7731042)"),
     ("sentencepiece-missing", "T5Tokenizer requires the SentencePiece library but it was not found in your environment. Checkout the instructions on the"),
     ("sentencepiece-missing", "SentencePieceExtractor requires the SentencePiece library but it was not found in your environment. Check out the instructions on the"),
     ("sentencepiece-missing", "ValueError: Cannot instantiate this tokenizer from a slow version. If it's based on sentencepiece, make sure you have sentencepiece installed."),
@@ -57,6 +59,9 @@ NEAR_MISSES = [
     ("hf-weights-file-missing", "OSError: ./ckpt does not appear to have a file named config.json. Checkout 'https://huggingface.co/./ckpt/tree/None' for available files."),
     # a tokenizer file missing from a repo is not a weight file
     ("hf-weights-file-missing", "OSError: acme/tok does not appear to have a file named tokenizer.model. Checkout 'https://huggingface.co/acme/tok/tree/main' for available files."),
+    # DeepSpeed's own failed load of a checkpoint it found is another matter
+    ("trainer-resume-checkpoint-invalid", "ValueError: [deepspeed] failed to resume from checkpoint out/checkpoint-500"),
+    ("trainer-resume-checkpoint-invalid", "Loading model from out/checkpoint-500."),
     # sentencepiece present and the file itself broken
     ("sentencepiece-missing", "RuntimeError: Internal: src/sentencepiece_processor.cc(1101) [model_proto->ParseFromArray(serialized.data(), serialized.size())]"),
     # protobuf's own descriptor error is an environment kind of its own, and without a tokenizer around it not this entry

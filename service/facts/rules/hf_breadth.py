@@ -1,5 +1,6 @@
 """The Hugging Face stack, more breadth (kb-hf's third module): loading a checkpoint with the wrong Auto class or
-from a folder without weights, tokenizers that need sentencepiece, and datasets' schema and batched-map errors.
+from a folder without weights, the Trainer resuming from no checkpoint or an interrupted one, tokenizers that need
+sentencepiece, and datasets' schema and batched-map errors.
 
 Every pattern quotes the line it was written for; the texts were read in the released wheels named in each entry's
 ``affected.software`` (transformers 4.46.3 and 5.24.0, datasets 2.21.0 and 4.4.1) and captured by running the
@@ -51,6 +52,20 @@ RULES: tuple[Rule, ...] = (
         0.93,
         boosts=(Boost(0.03, "the run saved a ZeRO-3 checkpoint without gathering the weights",
                       line=r"stage3_gather_16bit_weights_on_model_save=false\. Saving the full checkpoint instead"),),
+    ),
+    # --- the HF Trainer resuming ---
+    Rule(
+        "trainer-resume-checkpoint-invalid",
+        "trainer-resume-checkpoint-invalid",
+        (
+            # trainer.py _load_from_checkpoint (4.46.3, 5.24.0) and integrations/deepspeed.py deepspeed_load_checkpoint:
+            #  "ValueError: Can't find a valid checkpoint at runs/sft/checkpoint-60"
+            r"ValueError: Can't find a valid checkpoint at \S+",
+            # trainer.py train() with resume_from_checkpoint=True: "ValueError: No valid checkpoint found in output
+            #  directory (runs/sft-7731042)"
+            r"No valid checkpoint found in output directory \(",
+        ),
+        0.93,
     ),
     # --- tokenizers that need sentencepiece (or tiktoken/protobuf) ---
     Rule(
