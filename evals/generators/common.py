@@ -268,3 +268,65 @@ def elastic_launch_frames(site: str, run: int | str, call: int | str, agent: int
         frames += [f'  File "{site}/torch/distributed/launcher/api.py", line {agent}, in launch_agent',
                    "    raise ChildFailedError("]
     return frames
+
+
+# --------------------------------------------------------------------------------------------------
+# torchrun's ChildFailedError summary
+
+SIGNALS = {1: "SIGHUP", 6: "SIGABRT", 7: "SIGBUS", 9: "SIGKILL", 11: "SIGSEGV", 15: "SIGTERM"}
+ELASTIC_DOCS_HINT = "To enable traceback see: https://pytorch.org/docs/stable/elastic/errors.html"
+
+
+@dataclass
+class RankExit:
+    """One worker in torchrun's ChildFailedError summary: which rank, its process, how and when it ended."""
+
+    rank: int
+    local_rank: int
+    pid: int
+    exitcode: int  # negative: the worker was killed by that signal
+    time: str  # as torchrun prints it: 2024-03-12_09:14:02
+    host: str
+    error_file: str = "<N/A>"
+    traceback: str | None = None  # the error file's traceback; None: the signal line or the docs hint
+
+    @classmethod
+    def of(cls, f: dict) -> RankExit:
+        """A worker from the dict form some generators build (time, host, rank, local_rank, exitcode, pid and,
+        optionally, error_file and traceback)."""
+        return cls(f["rank"], f["local_rank"], f["pid"], f["exitcode"], f["time"], f["host"],
+                   f.get("error_file") or "<N/A>", f.get("traceback"))
+
+
+def torchrun_child_failed_summary(script: str, root: RankExit, others: list[RankExit], *,
+                                  signal_names: bool = False, pad: bool = False, width: int = 60) -> list[str]:
+    """The message of torchrun's ChildFailedError (torch.distributed.elastic's `_format_failures`): the script
+    FAILED, the other failed workers, then the root cause (the first worker to fail), between '=' rules.
+
+    `signal_names` writes a killed worker's exit code as later releases do ("-15 (pid: 7)  (SIGTERM)");
+    `pad` keeps the space some releases leave after a plain exit code ("1 (pid: 7) "); `width` is the rules'
+    length (60 unless the terminal was narrower)."""
+
+    def entry(i: int, e: RankExit) -> list[str]:
+        code = f"{e.exitcode} (pid: {e.pid})"
+        if e.exitcode < 0 and signal_names:
+            code += f"  ({SIGNALS[-e.exitcode]})"
+        elif e.exitcode >= 0 and pad:
+            code += " "
+        if e.traceback is not None:
+            tb = e.traceback
+        elif e.exitcode < 0:
+            tb = f"Signal {-e.exitcode} ({SIGNALS[-e.exitcode]}) received by PID {e.pid}"
+        else:
+            tb = ELASTIC_DOCS_HINT
+        return [f"[{i}]:", f"  time      : {e.time}", f"  host      : {e.host}",
+                f"  rank      : {e.rank} (local_rank: {e.local_rank})", f"  exitcode  : {code}",
+                f"  error_file: {e.error_file}", f"  traceback : {tb}"]
+
+    out = ["=" * width, f"{script} FAILED", "-" * width, "Failures:"]
+    for i, e in enumerate(others, 1):
+        out += entry(i, e)
+    if not others:
+        out.append("  <NO_OTHER_FAILURES>")
+    out += ["-" * width, "Root Cause (first observed failure):", *entry(0, root), "=" * width]
+    return out

@@ -21,7 +21,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 
 
-from common import Case, Clock, block, ds_report_header, elastic_launch_frames, parser, prefix, torchrun_main_frames, write_all  # noqa: E402
+from common import Case, Clock, RankExit, block, ds_report_header, elastic_launch_frames, parser, prefix, torchrun_child_failed_summary, torchrun_main_frames, write_all  # noqa: E402
 
 
 def hexaddr(rng: random.Random, base: int = 0x7F00_0000_0000) -> str:
@@ -343,21 +343,12 @@ def torchrun_omp_banner(clk: Clock, agent_pid: int, new_style: bool = True) -> s
 
 
 def child_failed(script: str, when: datetime, host: str, failures: list[tuple[int, int, int, int, str | None]], root: tuple[int, int, int, int, str | None], site: str, python_bin: str = "/usr/bin/python", torchrun_bin: str = "/usr/local/bin/torchrun", api: tuple[int, int, int] = (196, 263, 347), run_line: tuple[int, int] = (812, 803)) -> str:
-    """torchrun's ChildFailedError block; failures are (rank, local_rank, exitcode, pid, signame)."""
+    """torchrun's traceback and ChildFailedError summary; failures are (rank, local_rank, exitcode, pid, signame)."""
+    stamp = when.strftime('%Y-%m-%d_%H:%M:%S')
 
-    def entry(i: int, f: tuple[int, int, int, int, str | None]) -> list[str]:
-        rank, local, code, pid, sig = f
-        tb = f"Signal {-code} ({sig}) received by PID {pid}" if sig else "To enable traceback see: https://pytorch.org/docs/stable/elastic/errors.html"
-        code_s = f"{code} (pid: {pid})" + ("" if sig else " ")
-        return [
-            f"[{i}]:",
-            f"  time      : {when.strftime('%Y-%m-%d_%H:%M:%S')}",
-            f"  host      : {host}",
-            f"  rank      : {rank} (local_rank: {local})",
-            f"  exitcode  : {code_s}",
-            "  error_file: <N/A>",
-            f"  traceback : {tb}",
-        ]
+    def worker(f: tuple[int, int, int, int, str | None]) -> RankExit:
+        rank, local, code, pid, _signame = f
+        return RankExit(rank, local, pid, code, stamp, host)
 
     lines = [
         "Traceback (most recent call last):",
@@ -366,19 +357,8 @@ def child_failed(script: str, when: datetime, host: str, failures: list[tuple[in
         *torchrun_main_frames(site, api[2], run_line[0]),
         *elastic_launch_frames(site, run_line[1], api[0], api[1]),
         "torch.distributed.elastic.multiprocessing.errors.ChildFailedError: ",
-        "============================================================",
-        f"{script} FAILED",
-        "------------------------------------------------------------",
-        "Failures:",
+        *torchrun_child_failed_summary(script, worker(root), [worker(f) for f in failures], pad=True),
     ]
-    if failures:
-        for i, f in enumerate(failures, start=1):
-            lines += entry(i, f)
-    else:
-        lines.append("  <NO_OTHER_FAILURES>")
-    lines += ["------------------------------------------------------------", "Root Cause (first observed failure):"]
-    lines += entry(0, root)
-    lines.append("============================================================")
     return "\n".join(lines) + "\n"
 
 

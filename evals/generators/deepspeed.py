@@ -23,7 +23,7 @@ import string
 import zlib
 
 import common  # noqa: E402
-from common import Case, ds_report_header, parser, write_case  # noqa: E402
+from common import Case, RankExit, ds_report_header, parser, torchrun_child_failed_summary, write_case  # noqa: E402
 
 
 class Clock(common.Clock):
@@ -599,6 +599,14 @@ def case_batch_ds_launcher() -> Case:
     )
 
 
+def child_failed_summary(script: str, host: str, when: str, fails: list[tuple[int, int, int]]) -> list[str]:
+    """torchrun's ChildFailedError summary for one node's workers, given as (rank, exitcode, pid) in the order
+    they failed (the first is the root cause; local rank = rank)."""
+    (r0, e0, p0), *rest = fails
+    return torchrun_child_failed_summary(script, RankExit(r0, r0, p0, e0, when, host),
+                                         [RankExit(r, r, p, e, when, host) for r, e, p in rest])
+
+
 def torchrun_failure_24(clock: Clock, pid: int, site_bin: str, script: str, host: str, fails: list[tuple[int, int, int]],
                         sigterm: list[int], when: str, py: str = "/opt/conda/bin/python3.10") -> list[str]:
     """torch 2.4 torchrun tail: SIGTERM lines, failed (exitcode) line, ChildFailedError summary.
@@ -616,22 +624,7 @@ def torchrun_failure_24(clock: Clock, pid: int, site_bin: str, script: str, host
                (f"{sp}/torch/distributed/launcher/api.py", 133, "__call__", "return launch_agent(self._config, self._entrypoint, list(args))"),
                (f"{sp}/torch/distributed/launcher/api.py", 264, "launch_agent", "raise ChildFailedError(")],
               "torch.distributed.elastic.multiprocessing.errors.ChildFailedError: ")
-    out += ["============================================================", f"{script} FAILED",
-            "------------------------------------------------------------", "Failures:"]
-    rest = fails[1:]
-    if not rest:
-        out.append("  <NO_OTHER_FAILURES>")
-    for i, (r, e, p) in enumerate(rest, 1):
-        out += [f"[{i}]:", f"  time      : {when}", f"  host      : {host}", f"  rank      : {r} (local_rank: {r})",
-                f"  exitcode  : {e} (pid: {p})",
-                "  error_file: <N/A>",
-                "  traceback : To enable traceback see: https://pytorch.org/docs/stable/elastic/errors.html" if e > 0
-                else f"  traceback : Signal {-e} ({ {15: 'SIGTERM', 9: 'SIGKILL', 6: 'SIGABRT'}[-e] }) received by PID {p}"]
-    out += ["------------------------------------------------------------", "Root Cause (first observed failure):", "[0]:",
-            f"  time      : {when}", f"  host      : {host}", f"  rank      : {r0} (local_rank: {r0})",
-            f"  exitcode  : {e0} (pid: {p0})", "  error_file: <N/A>",
-            "  traceback : To enable traceback see: https://pytorch.org/docs/stable/elastic/errors.html",
-            "============================================================"]
+    out += child_failed_summary(script, host, when, fails)
     return out
 
 
@@ -1034,20 +1027,7 @@ def torchrun_failure_21(clock: Clock, script: str, host: str, fails, sigterm, wh
     r0, e0, p0 = fails[0]
     out.append(f"[{clock.ds(0.2, 0.5)}] torch.distributed.elastic.multiprocessing.api: [ERROR] failed (exitcode: {e0}) local_rank: {r0} (pid: {p0}) of binary: {py}")
     out += tb(head_frames, "torch.distributed.elastic.multiprocessing.errors.ChildFailedError: ")
-    out += ["============================================================", f"{script} FAILED",
-            "------------------------------------------------------------", "Failures:"]
-    if len(fails) == 1:
-        out.append("  <NO_OTHER_FAILURES>")
-    for i, (r, e, p) in enumerate(fails[1:], 1):
-        tbline = ("  traceback : To enable traceback see: https://pytorch.org/docs/stable/elastic/errors.html" if e > 0
-                  else f"  traceback : Signal {-e} ({ {15: 'SIGTERM', 9: 'SIGKILL', 6: 'SIGABRT'}[-e] }) received by PID {p}")
-        out += [f"[{i}]:", f"  time      : {when}", f"  host      : {host}", f"  rank      : {r} (local_rank: {r})",
-                f"  exitcode  : {e} (pid: {p})", "  error_file: <N/A>", tbline]
-    out += ["------------------------------------------------------------", "Root Cause (first observed failure):", "[0]:",
-            f"  time      : {when}", f"  host      : {host}", f"  rank      : {r0} (local_rank: {r0})",
-            f"  exitcode  : {e0} (pid: {p0})", "  error_file: <N/A>",
-            "  traceback : To enable traceback see: https://pytorch.org/docs/stable/elastic/errors.html",
-            "============================================================"]
+    out += child_failed_summary(script, host, when, fails)
     return out
 
 
@@ -1627,13 +1607,7 @@ def case_z3_rank0_callback_watchdog() -> Case:
                     (f"{site}/torch/distributed/launcher/api.py", 264, "launch_agent", "raise ChildFailedError(")]
             when = clock.t.strftime("%Y-%m-%d_%H:%M:%S")
             out += tb(head, "torch.distributed.elastic.multiprocessing.errors.ChildFailedError: ")
-            out += ["============================================================", "sft_multinode.py FAILED",
-                    "------------------------------------------------------------", "Failures:", "  <NO_OTHER_FAILURES>",
-                    "------------------------------------------------------------", "Root Cause (first observed failure):", "[0]:",
-                    f"  time      : {when}", f"  host      : {host}", "  rank      : 0 (local_rank: 0)",
-                    f"  exitcode  : 1 (pid: {pids[0]})", "  error_file: <N/A>",
-                    "  traceback : To enable traceback see: https://pytorch.org/docs/stable/elastic/errors.html",
-                    "============================================================"]
+            out += child_failed_summary("sft_multinode.py", host, when, [(0, 1, pids[0])])
         else:
             clock.t = dt.datetime(2024, 2, 6, 2, 24, 51)
             seq = 20417
@@ -1658,13 +1632,8 @@ def case_z3_rank0_callback_watchdog() -> Case:
                     (f"{site}/torch/distributed/launcher/api.py", 264, "launch_agent", "raise ChildFailedError(")]
             when = clock.t.strftime("%Y-%m-%d_%H:%M:%S")
             out += tb(head, "torch.distributed.elastic.multiprocessing.errors.ChildFailedError: ")
-            out += ["=======================================================", "sft_multinode.py FAILED",
-                    "-------------------------------------------------------", "Failures:", "  <NO_OTHER_FAILURES>",
-                    "-------------------------------------------------------", "Root Cause (first observed failure):", "[0]:",
-                    f"  time      : {when}", f"  host      : {host}", f"  rank      : {8 + first} (local_rank: {first})",
-                    f"  exitcode  : -6 (pid: {pids[first]})", "  error_file: <N/A>",
-                    f"  traceback : Signal 6 (SIGABRT) received by PID {pids[first]}",
-                    "======================================================="]
+            out += torchrun_child_failed_summary("sft_multinode.py", RankExit(8 + first, first, pids[first], -6, when, host),
+                                                 [], width=55)  # this node's terminal was 55 columns wide
         logs[f"{host}.log"] = "\n".join(out)
     return Case(
         case_id="deepspeed-zero3-shape-mismatch-rank0-callback-2node-03",
@@ -2320,13 +2289,7 @@ def case_nan_hf_multinomial() -> Case:
             (f"{site}/torch/distributed/launcher/api.py", 132, "__call__", "return launch_agent(self._config, self._entrypoint, list(args))"),
             (f"{site}/torch/distributed/launcher/api.py", 263, "launch_agent", "raise ChildFailedError(")]
     out += tb(head, "torch.distributed.elastic.multiprocessing.errors.ChildFailedError: ")
-    out += ["============================================================", "cpt.py FAILED",
-            "------------------------------------------------------------", "Failures:", "  <NO_OTHER_FAILURES>",
-            "------------------------------------------------------------", "Root Cause (first observed failure):", "[0]:",
-            f"  time      : {when}", "  host      : jupyter-lab-gpu-4x-h100", "  rank      : 0 (local_rank: 0)",
-            "  exitcode  : 1 (pid: 3311)", "  error_file: <N/A>",
-            "  traceback : To enable traceback see: https://pytorch.org/docs/stable/elastic/errors.html",
-            "============================================================"]
+    out += child_failed_summary("cpt.py", "jupyter-lab-gpu-4x-h100", when, [(0, 1, 3311)])
     return Case(
         case_id="loss-nan-hf-cpt-multinomial-02",
         label="loss-nan", difficulty="hard",
@@ -2707,17 +2670,9 @@ def case_fp16_bf16_ckpt_v100() -> Case:
              (f"{site}/torch/distributed/launcher/api.py", 250, "launch_agent", "raise ChildFailedError(")]
     out += tb(head2, "torch.distributed.elastic.multiprocessing.errors.ChildFailedError: ")
     when = clock.t.strftime("%Y-%m-%d_%H:%M:%S")
-    out += ["============================================================", "finetune.py FAILED",
-            "------------------------------------------------------------", "Failures:"]
-    for i, (lr, pid) in enumerate([(3, 66008), (1, 66006), (5, 66010), (2, 66007), (4, 66009), (6, 66011)], 1):
-        out += [f"[{i}]:", f"  time      : {when}", "  host      : v100-train-03", f"  rank      : {lr} (local_rank: {lr})",
-                f"  exitcode  : 1 (pid: {pid})", "  error_file: <N/A>",
-                "  traceback : To enable traceback see: https://pytorch.org/docs/stable/elastic/errors.html"]
-    out += ["------------------------------------------------------------", "Root Cause (first observed failure):", "[0]:",
-            f"  time      : {when}", "  host      : v100-train-03", "  rank      : 0 (local_rank: 0)",
-            "  exitcode  : 1 (pid: 66005)", "  error_file: <N/A>",
-            "  traceback : To enable traceback see: https://pytorch.org/docs/stable/elastic/errors.html",
-            "============================================================"]
+    out += child_failed_summary("finetune.py", "v100-train-03", when,
+                                [(0, 1, 66005)] + [(lr, 1, pid) for lr, pid in [(3, 66008), (1, 66006), (5, 66010), (2, 66007),
+                                                                                (4, 66009), (6, 66011)]])
     return Case(
         case_id="fp16-loss-scale-underflow-bf16-ckpt-on-v100-04",
         label="fp16-loss-scale-underflow", difficulty="medium",

@@ -32,7 +32,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 
 
-from common import CASES_DIR, REPO, Case, elastic_launch_frames, parser, torchrun_main_frames, write_all  # noqa: E402
+from common import CASES_DIR, REPO, Case, RankExit, elastic_launch_frames, parser, torchrun_child_failed_summary, torchrun_main_frames, write_all  # noqa: E402
 
 
 # --------------------------------------------------------------------------------------------------
@@ -382,35 +382,11 @@ def agent_traceback(torch_v: str, site: str, entry: str = "/usr/local/bin/torchr
         "torch.distributed.elastic.multiprocessing.errors.ChildFailedError: "])
 
 
-SIGNAMES = {1: "SIGHUP", 6: "SIGABRT", 7: "SIGBUS", 9: "SIGKILL", 11: "SIGSEGV", 15: "SIGTERM"}
-
-
 def elastic_summary(script: str, failures: list[dict], root: dict) -> list[str]:
-    """failures/root: dicts with time, host, rank, local_rank, exitcode, pid."""
-
-    def block(i, f):
-        ec = f["exitcode"]
-        if ec < 0:
-            sig = SIGNAMES[-ec]
-            ecs = f"{ec} (pid: {f['pid']})  ({sig})" if True else ""
-            tb = f"Signal {-ec} ({sig}) received by PID {f['pid']}"
-        else:
-            ecs = f"{ec} (pid: {f['pid']}) "
-            tb = f.get("traceback", "To enable traceback see: https://pytorch.org/docs/stable/elastic/errors.html")
-        return [f"[{i}]:", f"  time      : {f['time']}", f"  host      : {f['host']}",
-                f"  rank      : {f['rank']} (local_rank: {f['local_rank']})", f"  exitcode  : {ecs}",
-                f"  error_file: {f.get('error_file', '<N/A>')}", f"  traceback : {tb}"]
-
-    out = ["============================================================", f"{script} FAILED",
-           "------------------------------------------------------------", "Failures:"]
-    if not failures:
-        out.append("  <NO_OTHER_FAILURES>")
-    for i, f in enumerate(failures, 1):
-        out += block(i, f)
-    out += ["------------------------------------------------------------", "Root Cause (first observed failure):"]
-    out += block(0, root)
-    out.append("============================================================")
-    return out
+    """torchrun's ChildFailedError summary; failures/root: dicts with time, host, rank, local_rank, exitcode, pid
+    (and, for an error file, error_file and traceback)."""
+    return torchrun_child_failed_summary(script, RankExit.of(root), [RankExit.of(f) for f in failures],
+                                         signal_names=True, pad=True)
 
 
 # --------------------------------------------------------------------------------------------------

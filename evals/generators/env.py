@@ -24,7 +24,7 @@ import random
 from datetime import datetime, timedelta
 
 
-from common import Collector, dedent, elastic_launch_frames, parser, torchrun_main_frames  # noqa: E402
+from common import Collector, RankExit, dedent, elastic_launch_frames, parser, torchrun_child_failed_summary, torchrun_main_frames  # noqa: E402
 
 _cases = Collector()
 case = _cases.case
@@ -249,32 +249,9 @@ def child_failed_block(script: str, failures: list[dict], site: str, torchrun_bi
         *torchrun_main_frames(site, lines["wrapper"], lines["main"]),
         *elastic_launch_frames(site, lines["run"], lines["call"], lines["agent"]),
     ]
-    out = list(out)
-    out += ["torch.distributed.elastic.multiprocessing.errors.ChildFailedError: ",
-            "============================================================",
-            f"{script} FAILED",
-            "------------------------------------------------------------",
-            "Failures:"]
-
-    def block(i, f):
-        return [f"[{i}]:",
-                f"  time      : {f['time']}",
-                f"  host      : {f['host']}",
-                f"  rank      : {f['rank']} (local_rank: {f['local_rank']})",
-                f"  exitcode  : {f['exitcode']} (pid: {f['pid']})",
-                "  error_file: <N/A>",
-                "  traceback : " + (f.get("traceback") or "To enable traceback see: https://pytorch.org/docs/stable/elastic/errors.html")]
-
-    rest = failures[1:]
-    if not rest:
-        out.append("  <NO_OTHER_FAILURES>")
-    else:
-        for i, f in enumerate(rest, start=1):
-            out += block(i, f)
-    out += ["------------------------------------------------------------", "Root Cause (first observed failure):"]
-    out += block(0, failures[0])
-    out.append("============================================================")
-    return out
+    root, *rest = [RankExit.of(f) for f in failures]
+    return [*out, "torch.distributed.elastic.multiprocessing.errors.ChildFailedError: ",
+            *torchrun_child_failed_summary(script, root, rest)]
 
 
 def ds_world_info(hosts: dict[str, list[int]]) -> str:

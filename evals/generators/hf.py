@@ -29,12 +29,10 @@ from datetime import datetime
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import REPO, Case, parser, write_case  # noqa: E402  (the shared case writer)
+from common import REPO, Case, RankExit, parser, torchrun_child_failed_summary, write_case  # noqa: E402  (case writer, launcher summary)
 from model import (  # noqa: E402  (the noise helpers)
     VENV_PY,
     Clock,
-    RankExit,
-    child_failed_block,
     hf_train_banner,
     loss_dicts,
     nvidia_smi,
@@ -371,7 +369,7 @@ def pad_torchrun_a100_lm_collator() -> Case:
                       (f"{site}/torch/distributed/run.py", 919, "main", "run(args)"),
                       (f"{site}/torch/distributed/launcher/api.py", 269, "launch_agent", "raise ChildFailedError(")],
                      "torch.distributed.elastic.multiprocessing.errors.ChildFailedError: ")
-    out += child_failed_block("train_clm.py", root, others)
+    out += torchrun_child_failed_summary("train_clm.py", root, others)
     return C("tokenizer-missing-pad-token-mistral-torchrun-a100-02", "tokenizer-missing-pad-token", "medium",
                 "4-rank torchrun causal-LM fine-tune of Mistral-7B on transformers 4.46.3: DataCollatorForLanguageModeling "
                 "cannot pad the list samples because the Mistral tokenizer has no pad token; every rank raises at step 0",
@@ -555,7 +553,7 @@ def no_columns_old_empty_batch_torchrun() -> Case:
            "label_ids,label.")
     out += traceback(frames, exc) + traceback(frames, exc)
     out.append("[2024-01-17 16:20:21,004] torch.distributed.elastic.multiprocessing.api: [ERROR] failed (exitcode: 1) local_rank: 0 (pid: 322) of binary: /usr/bin/python")
-    out += child_failed_block("finetune_summarizer.py", RankExit(0, 0, 322, 1, "2024-01-17_16:20:21", "c7f2a1d0"),
+    out += torchrun_child_failed_summary("finetune_summarizer.py", RankExit(0, 0, 322, 1, "2024-01-17_16:20:21", "c7f2a1d0"),
                               [RankExit(1, 1, 323, 1, "2024-01-17_16:20:21", "c7f2a1d0")])
     return C("trainer-no-matching-columns-t5-empty-batch-torchrun-02", "trainer-no-matching-columns", "medium",
                 "transformers 4.36.2 summariser: the CSV columns document/summary are passed untokenized; the Trainer drops "
@@ -758,7 +756,7 @@ def datasets_fsspec_glob_training_job() -> Case:
     for r in (1, 0, 3, 2):
         out += ranked(r, traceback(frames, exc))
     out.append("[2024-02-06 07:55:21,117] torch.distributed.elastic.multiprocessing.api: [ERROR] failed (exitcode: 1) local_rank: 0 (pid: 6141) of binary: /home/deploy/env/bin/python")
-    out += child_failed_block("train_asr.py", RankExit(0, 0, 6141, 1, "2024-02-06_07:55:21", "asr-train-2"),
+    out += torchrun_child_failed_summary("train_asr.py", RankExit(0, 0, 6141, 1, "2024-02-06_07:55:21", "asr-train-2"),
                               [RankExit(r, r, 6141 + r, 1, "2024-02-06_07:55:21", "asr-train-2") for r in (1, 2, 3)])
     return C("datasets-fsspec-incompatible-glob-audiofolder-torchrun-02", "datasets-fsspec-incompatible", "medium",
                 "a requirements step upgraded fsspec to 2023.12.2 under datasets 2.13.2; resolving audiofolder split "

@@ -20,11 +20,9 @@ from datetime import datetime
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import Case, parser, write_case  # noqa: E402  (the shared case writer)
+from common import Case, RankExit, parser, torchrun_child_failed_summary, write_case  # noqa: E402  (case writer, launcher summary)
 from model import (  # noqa: E402  (the noise helpers)
     Clock,
-    RankExit,
-    child_failed_block,
     hf_train_banner,
     module_frames,
     nvidia_smi,
@@ -65,7 +63,7 @@ def torchrun_tail(site: str, script: str, root: RankExit, others: list[RankExit]
                        "return launch_agent(self._config, self._entrypoint, list(args))"),
                       (f"{site}/torch/distributed/launcher/api.py", 269, "launch_agent", "raise ChildFailedError(")],
                      "torch.distributed.elastic.multiprocessing.errors.ChildFailedError: ")
-    out += child_failed_block(script, root, others)
+    out += torchrun_child_failed_summary(script, root, others)
     return out
 
 
@@ -232,7 +230,7 @@ def fa_t4_kaggle_accelerate() -> Case:
             "Sending process 344 closing signal SIGTERM",
             f"E0308 11:24:02.{rng.randint(100000, 999999)} 311 torch/distributed/elastic/multiprocessing/api.py:869] "
             "failed (exitcode: 1) local_rank: 0 (pid: 343) of binary: /opt/conda/bin/python3.10"]
-    out += child_failed_block("qlora_mistral.py", RankExit(0, 0, 343, 1, "2025-03-08_11:24:02", "a3c01e5b7d21"),
+    out += torchrun_child_failed_summary("qlora_mistral.py", RankExit(0, 0, 343, 1, "2025-03-08_11:24:02", "a3c01e5b7d21"),
                               [RankExit(1, 1, 344, 1, "2025-03-08_11:24:02", "a3c01e5b7d21")])
     return C("flash-attn-unsupported-gpu-t4-qlora-accelerate-01", "flash-attn-unsupported-gpu", "easy",
              "Kaggle 2x T4 QLoRA of Mistral-7B launched with accelerate and attn_implementation=flash_attention_2 "
@@ -567,7 +565,7 @@ def accel_current_device_too_early() -> Case:
         out += ranked(r, traceback(frames, exc))
     out += ["W0918 13:40:39.512000 1907 torch/distributed/elastic/multiprocessing/api.py:900] Sending process 1931 closing signal SIGTERM",
             "E0918 13:40:39.880000 1907 torch/distributed/elastic/multiprocessing/api.py:874] failed (exitcode: 1) local_rank: 1 (pid: 1932) of binary: /opt/venv/bin/python"]
-    out += child_failed_block("dpo_8bit.py", RankExit(1, 1, 1932, 1, "2025-09-18_13:40:39", "node-a8"),
+    out += torchrun_child_failed_summary("dpo_8bit.py", RankExit(1, 1, 1932, 1, "2025-09-18_13:40:39", "node-a8"),
                               [RankExit(0, 0, 1931, -15, "2025-09-18_13:40:39", "node-a8"),
                                RankExit(2, 2, 1933, 1, "2025-09-18_13:40:39", "node-a8"),
                                RankExit(3, 3, 1934, 1, "2025-09-18_13:40:39", "node-a8")])

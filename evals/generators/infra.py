@@ -27,7 +27,7 @@ import string
 from datetime import datetime, timedelta
 
 
-from common import Collector, dedent, ds_report_header, elastic_launch_frames, parser, torchrun_main_frames  # noqa: E402
+from common import Collector, RankExit, dedent, ds_report_header, elastic_launch_frames, parser, torchrun_child_failed_summary, torchrun_main_frames  # noqa: E402
 
 _cases = Collector()
 case = _cases.case
@@ -136,34 +136,10 @@ def torchrun_banner(torch_v: str, clock: Clock, pid: int) -> list[str]:
     return [elastic_log(torch_v, clock, "W", "torch.distributed.run", 757, b, pid) for b in body]
 
 
-def elastic_summary(script: str, root: dict, others: list[dict] | None = None, width: int = 60,
-                    new_style: bool = False) -> list[str]:
-    """The ChildFailedError block printed by torchrun (torch 1.13 .. 2.5 layout)."""
-    out = ["torch.distributed.elastic.multiprocessing.errors.ChildFailedError: ", "=" * width,
-           f"{script} FAILED", "-" * width, "Failures:"]
-
-    def block(i, f):
-        ec = f["exitcode"]
-        sig = {-9: "SIGKILL", -15: "SIGTERM", -6: "SIGABRT", -1: "SIGHUP", -7: "SIGBUS"}.get(ec)
-        tb = (f"Signal {-ec} ({sig}) received by PID {f['pid']}" if ec < 0
-              else "To enable traceback see: https://pytorch.org/docs/stable/elastic/errors.html")
-        if ec >= 0 and f.get("error_file"):
-            tb = f["traceback"]
-        return [f"[{i}]:",
-                f"  time      : {f['time']}",
-                f"  host      : {f['host']}",
-                f"  rank      : {f['rank']} (local_rank: {f['local_rank']})",
-                f"  exitcode  : {ec} (pid: {f['pid']})" + (f"  ({sig})" if new_style and sig else ""),
-                f"  error_file: {f.get('error_file') or '<N/A>'}",
-                f"  traceback : {tb}"]
-
-    if others:
-        for i, f in enumerate(others, 1):
-            out += block(i, f)
-    else:
-        out.append("  <NO_OTHER_FAILURES>")
-    out += ["-" * width, "Root Cause (first observed failure):"] + block(0, root) + ["=" * width]
-    return out
+def elastic_summary(script: str, root: dict, others: list[dict] | None = None) -> list[str]:
+    """The ChildFailedError line and summary printed by torchrun (torch 1.13 .. 2.5 layout)."""
+    return ["torch.distributed.elastic.multiprocessing.errors.ChildFailedError: ",
+            *torchrun_child_failed_summary(script, RankExit.of(root), [RankExit.of(f) for f in others or []])]
 
 
 def agent_traceback(py: str, site: str, entry: str, torch_v: str, tail: list[str]) -> list[str]:

@@ -26,7 +26,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 
 
-from common import Case, dedent, elastic_launch_frames, parser, write_case  # noqa: E402
+from common import Case, RankExit, dedent, elastic_launch_frames, parser, torchrun_child_failed_summary, torchrun_main_frames, write_case  # noqa: E402
 
 
 def prefix(lines: str | list[str], pfx: str) -> str:
@@ -697,7 +697,7 @@ def torchrun_fail(ver: str, style: str, t: datetime, agent: int, site: str, torc
                   pfx: str = "", head_frames: list[str] | None = None) -> list[str]:
     """The lines torchrun prints after a worker failed: SIGTERMs to the others, the failure, and the summary.
 
-    root/others: dict(rank, local_rank, pid, exitcode, sig=None, time=datetime).
+    root/others: dict(rank, local_rank, pid, exitcode, time=datetime; sig, the signal's name, only for the reader).
     style: 'logging' (torch <= 2.1: WARNING:torch.distributed...), 'bracket' (2.2), 'glog' (2.3+).
     """
     out: list[str] = []
@@ -724,40 +724,15 @@ def torchrun_fail(ver: str, style: str, t: datetime, agent: int, site: str, torc
     head = head_frames if head_frames is not None else [
         f'  File "{torchrun_bin}", line 8, in <module>',
         "    sys.exit(main())",
-        f'  File "{site}/torch/distributed/elastic/multiprocessing/errors/__init__.py", line {a}, in wrapper',
-        "    return f(*args, **kwargs)",
-        f'  File "{site}/torch/distributed/run.py", line {b}, in main',
-        "    run(args)"]
-    out += ["Traceback (most recent call last):"] + head + [
-        *elastic_launch_frames(site, c, d, e),
-        "torch.distributed.elastic.multiprocessing.errors.ChildFailedError: ",
-        "=" * 60,
-        f"{script} FAILED",
-        "-" * 60,
-        "Failures:",
-    ]
+        *torchrun_main_frames(site, a, b)]
 
-    def block(i: int, f: dict) -> list[str]:
-        ft = f.get("time", t)
-        lines = [f"[{i}]:", f"  time      : {ft.strftime('%Y-%m-%d_%H:%M:%S')}", f"  host      : {host}",
-                 f"  rank      : {f['rank']} (local_rank: {f['local_rank']})"]
-        if f.get("sig"):
-            signo = {"SIGKILL": 9, "SIGTERM": 15, "SIGABRT": 6, "SIGSEGV": 11}[f["sig"]]
-            lines += [f"  exitcode  : {f['exitcode']} (pid: {f['pid']})", "  error_file: <N/A>",
-                      f"  traceback : Signal {signo} ({f['sig']}) received by PID {f['pid']}"]
-        else:
-            lines += [f"  exitcode  : {f['exitcode']} (pid: {f['pid']})", "  error_file: <N/A>",
-                      "  traceback : To enable traceback see: https://pytorch.org/docs/stable/elastic/errors.html"]
-        return lines
+    def worker(f: dict) -> RankExit:
+        return RankExit(f["rank"], f["local_rank"], f["pid"], f["exitcode"], f.get("time", t).strftime("%Y-%m-%d_%H:%M:%S"),
+                        host)
 
-    if others:
-        for i, f in enumerate(others, 1):
-            out += block(i, f)
-    else:
-        out.append("  <NO_OTHER_FAILURES>")
-    out += ["-" * 60, "Root Cause (first observed failure):"]
-    out += block(0, root)
-    out.append("=" * 60)
+    out += ["Traceback (most recent call last):", *head, *elastic_launch_frames(site, c, d, e),
+            "torch.distributed.elastic.multiprocessing.errors.ChildFailedError: ",
+            *torchrun_child_failed_summary(script, worker(root), [worker(f) for f in others or []])]
     return [pfx + x for x in out]
 
 

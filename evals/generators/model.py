@@ -29,7 +29,7 @@ from pathlib import Path
 
 
 import common  # noqa: E402
-from common import REPO, Case, parser, write_case  # noqa: E402
+from common import REPO, Case, RankExit, parser, torchrun_child_failed_summary, write_case  # noqa: E402
 
 VENV_PY = REPO / ".venv" / "bin" / "python"
 VENV_TORCHRUN = REPO / ".venv" / "bin" / "torchrun"
@@ -442,16 +442,6 @@ def torchrun_header(clock: Clock, pid: int, torch_ver: str) -> list[str]:
             for m in ("", "*****************************************", omp, "*****************************************")]
 
 
-@dataclass
-class RankExit:
-    rank: int
-    local_rank: int
-    pid: int
-    exitcode: int
-    time: str
-    host: str
-
-
 def torchrun_child_failed(script: str, root: RankExit, others: list[RankExit], site: str, clock: Clock,
                           agent_pid: int, python_bin: str, torch_ver: str, sigterm_pids: list[int],
                           launcher_bin: str | None = None) -> list[str]:
@@ -481,35 +471,8 @@ def torchrun_child_failed(script: str, root: RankExit, others: list[RankExit], s
         (f"{site}/torch/distributed/launcher/api.py", c, "__call__", "return launch_agent(self._config, self._entrypoint, list(args))"),
         (f"{site}/torch/distributed/launcher/api.py", la, "launch_agent", "raise ChildFailedError("),
     ], "torch.distributed.elastic.multiprocessing.errors.ChildFailedError: ")
-    out += child_failed_block(script, root, others)
+    out += torchrun_child_failed_summary(script, root, others)
     return out
-
-
-def child_failed_block(script: str, root: RankExit, others: list[RankExit]) -> list[str]:
-    out = ["============================================================", f"{script} FAILED",
-           "------------------------------------------------------------", "Failures:"]
-    if not others:
-        out.append("  <NO_OTHER_FAILURES>")
-    for i, o in enumerate(others, 1):
-        out += failure_entry(i, o)
-    out += ["------------------------------------------------------------", "Root Cause (first observed failure):"]
-    out += failure_entry(0, root)
-    out.append("============================================================")
-    return out
-
-
-def failure_entry(i: int, e: RankExit) -> list[str]:
-    sig_names = {-15: "SIGTERM", -6: "SIGABRT", -9: "SIGKILL", -11: "SIGSEGV"}
-    if e.exitcode < 0:
-        name = sig_names[e.exitcode]
-        return [f"[{i}]:", f"  time      : {e.time}", f"  host      : {e.host}",
-                f"  rank      : {e.rank} (local_rank: {e.local_rank})",
-                f"  exitcode  : {e.exitcode} (pid: {e.pid})", "  error_file: <N/A>",
-                f"  traceback : Signal {-e.exitcode} ({name}) received by PID {e.pid}"]
-    return [f"[{i}]:", f"  time      : {e.time}", f"  host      : {e.host}",
-            f"  rank      : {e.rank} (local_rank: {e.local_rank})",
-            f"  exitcode  : {e.exitcode} (pid: {e.pid})", "  error_file: <N/A>",
-            "  traceback : To enable traceback see: https://pytorch.org/docs/stable/elastic/errors.html"]
 
 
 def deepspeed_launcher_header(clock: Clock, nproc: int, script_args: list[str], python_bin: str, nccl: str,

@@ -16,8 +16,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import Case, block, parser, prefix, vllm_engine_client_frames, write_all  # noqa: E402  (case writer, text)
-from model import RankExit, child_failed_block  # noqa: E402  (the launcher summary)
+from common import Case, RankExit, block, parser, prefix, torchrun_child_failed_summary, vllm_engine_client_frames, write_all  # noqa: E402  (case writer, text, the launcher summary)
 
 CASES: list[Case] = []
 
@@ -447,7 +446,7 @@ def deepspeed_offload_hf_trainer_torchrun() -> Case:
             raise ChildFailedError(
         torch.distributed.elastic.multiprocessing.errors.ChildFailedError: 
         """)
-    summary = child_failed_block("train.py", RankExit(0, 0, 5186, 1, "2025-10-08_13:23:33", "gpu-node-03"),
+    summary = torchrun_child_failed_summary("train.py", RankExit(0, 0, 5186, 1, "2025-10-08_13:23:33", "gpu-node-03"),
                                  [RankExit(2, 2, 5188, 1, "2025-10-08_13:23:33", "gpu-node-03")])
     log = head + "\n".join(traces) + "\n" + tail + "\n".join(summary) + "\n"
     return Case(
@@ -585,7 +584,7 @@ def wandb_no_key_hf_trainer_torchrun_slurm() -> Case:
         W0902 21:05:02.771000 77120 torch/distributed/elastic/multiprocessing/api.py:897] Sending process 77135 closing signal SIGTERM
         E0902 21:05:03.022000 77120 torch/distributed/elastic/multiprocessing/api.py:869] failed (exitcode: 1) local_rank: 0 (pid: 77134) of binary: /home/akim/miniforge3/envs/ft/bin/python3.11
         torch.distributed.elastic.multiprocessing.errors.ChildFailedError: 
-        """) + "\n".join(child_failed_block("finetune.py", RankExit(0, 0, 77134, 1, "2025-09-02_21:05:02", "gpu-l40s-04"), [])) + "\n"
+        """) + "\n".join(torchrun_child_failed_summary("finetune.py", RankExit(0, 0, 77134, 1, "2025-09-02_21:05:02", "gpu-l40s-04"), [])) + "\n"
     return Case(
         "wandb-api-key-missing-hf-trainer-slurm-torchrun-01", "wandb-api-key-missing", "medium",
         "A Slurm batch job fine-tunes with the HF Trainer (transformers 4.46, report_to left at its 'all' default) under "
