@@ -42,6 +42,30 @@ def ds_line(clock: Clock, where: str, msg: str, level: str = "INFO", lo=0.001, h
     return f"[{clock.ds(lo, hi)}] [{level}] [{where}] {msg}"
 
 
+def ds_comm_setup(clock: Clock, L: dict, first: bool, pre: str = "", accel: tuple[float, float] = (0.3, 0.7),
+                  cdb: tuple[float, float] = (0.5, 1.0)) -> list[str]:
+    """What one process prints as DeepSpeed (0.10 on) starts it: the accelerator it detected, `cdb=None` from
+    init_distributed, and on the first rank the torch backend it initialises; `pre` is the launcher's line prefix,
+    `accel` and `cdb` the seconds before each line."""
+    lines = [pre + ds_line(clock, L["accel"], "Setting ds_accelerator to cuda (auto detect)", lo=accel[0], hi=accel[1]),
+             pre + ds_line(clock, L["cdb"], "cdb=None", lo=cdb[0], hi=cdb[1])]
+    if first:
+        lines.append(pre + ds_line(clock, L["comm_init"], "Initializing TorchBackend in DeepSpeed with backend nccl"))
+    return lines
+
+
+def ds_sigkill_handler(clock: Clock, L: dict, pids: list[int], python: str, script: list[str], local_rank: int,
+                       gap: tuple[float, float]) -> list[str]:
+    """What the DeepSpeed launcher's sigkill_handler prints once a worker has died: it kills every worker, then
+    names the failed worker's command line (`python -u script --local_rank=N args`) and its exit code."""
+    lines = [ds_line(clock, L["launch_kill"], f"Killing subprocess {p}", lo=gap[0], hi=gap[1]) for p in pids]
+    cmd = [python, "-u", script[0], f"--local_rank={local_rank}"] + script[1:]
+    lines.append(ds_line(clock, L["launch_err"], f"{cmd} exits with return code = 1", level="ERROR"))
+    return lines
+
+
+
+
 def rand_token(rng: random.Random, n: int, alphabet: str) -> str:
     return "".join(rng.choice(alphabet) for _ in range(n))
 
@@ -583,10 +607,7 @@ def case_batch_ds_launcher() -> Case:
               (f"{home}/train_gpt2_ds.py", 163, "main", "model_engine, optimizer, _, lr_scheduler = deepspeed.initialize(")]
     tbs = [batch_assert_tb(site, "train_gpt2_ds.py", frames, v, 256, 8, 4, 4) for _ in range(4)]
     out += interleave(tbs, rng, 1, 3)
-    for p in pids:
-        out.append(ds_line(clock, L["launch_kill"], f"Killing subprocess {p}", lo=0.5, hi=1.0))
-    cmd = ["/usr/bin/python3", "-u", "train_gpt2_ds.py", "--local_rank=3"] + script[1:]
-    out.append(ds_line(clock, L["launch_err"], f"{cmd} exits with return code = 1", level="ERROR"))
+    out += ds_sigkill_handler(clock, L, pids, "/usr/bin/python3", script, 3, (0.5, 1.0))
     return Case(
         case_id="deepspeed-batch-config-mismatch-ds-launcher-4of8-01",
         label="deepspeed-batch-config-mismatch", difficulty="easy",
@@ -661,15 +682,7 @@ def case_batch_hf_torchrun() -> Case:
                "*****************************************"]:
         out.append(f"{clock.glog('W', tpid, 'torch/distributed/run.py:779', 0.0, 0.001)} {ln}")
     pids = [140011 + i for i in range(8)]
-    blocks = []
-    for r in range(8):
-        p = ""  # torch >= 2.3 prefixes only uncaught tracebacks ("[rankN]: ") via sys.excepthook
-        b = [p + ds_line(clock, L["accel"], "Setting ds_accelerator to cuda (auto detect)", lo=0.3, hi=0.8)]
-        b.append(p + ds_line(clock, L["cdb"], "cdb=None", lo=1.0, hi=2.0))
-        if r == 0:
-            b.append(p + ds_line(clock, L["comm_init"], "Initializing TorchBackend in DeepSpeed with backend nccl"))
-        blocks.append(b)
-    out += interleave(blocks, rng, 1, 2)
+    out += interleave([ds_comm_setup(clock, L, r == 0, "", (0.3, 0.8), (1.0, 2.0)) for r in range(8)], rng, 1, 2)  # torch >= 2.3 prefixes only uncaught tracebacks ("[rankN]: ") via sys.excepthook
     out.append(ds_line(clock, "partition_parameters.py:348:__exit__", "finished initializing model - num_params = 363, num_elems = 13.02B", lo=20, hi=30))
     blocks = []
     for r in range(8):
@@ -788,15 +801,7 @@ def case_batch_pipe_tp_srun() -> Case:
            "+ cat configs/ds_3d_gbs512.json"] + json.dumps(cfg, indent=2).splitlines() + [
            "+ srun -l --kill-on-bad-exit=1 --cpu-bind=none bash -c 'RANK=$SLURM_PROCID LOCAL_RANK=$SLURM_LOCALID WORLD_SIZE=$SLURM_NTASKS python train_3d.py --tp 4 --pp 2 --model-size 7b --seq-len 4096 --data /lustre/fsw/llm/data/mix-v5 --deepspeed_config configs/ds_3d_gbs512.json'"]
     W = 16
-    blocks = []
-    for r in range(W):
-        p = srun_prefix(r)
-        b = [p + ds_line(clock, L["accel"], "Setting ds_accelerator to cuda (auto detect)", lo=0.05, hi=0.4),
-             p + ds_line(clock, L["cdb"], "cdb=None", lo=0.5, hi=1.5)]
-        if r == 0:
-            b.append(p + ds_line(clock, L["comm_init"], "Initializing TorchBackend in DeepSpeed with backend nccl"))
-        blocks.append(b)
-    out += interleave(blocks, rng, 1, 2)
+    out += interleave([ds_comm_setup(clock, L, r == 0, srun_prefix(r), (0.05, 0.4), (0.5, 1.5)) for r in range(W)], rng, 1, 2)
     nodes = ["gpu-a100-031", "gpu-a100-032"]
     for r in [0, 8]:
         host = nodes[r // 8]
@@ -947,9 +952,7 @@ def case_build_gcc_fused_adam() -> Case:
                (f"{site}/torch/utils/cpp_extension.py", 2116, "_run_ninja_build", "raise RuntimeError(message) from e")]
     second = tb(frames, "RuntimeError: Error building extension 'fused_adam'")
     out += first + ["", "The above exception was the direct cause of the following exception:", ""] + second
-    out.append(ds_line(clock, L["launch_kill"], "Killing subprocess 731904", lo=1.0, hi=1.5))
-    cmd = [f"{env}/bin/python", "-u", "train_lora.py", "--local_rank=0"] + script[1:]
-    out.append(ds_line(clock, L["launch_err"], f"{cmd} exits with return code = 1", level="ERROR"))
+    out += ds_sigkill_handler(clock, L, [731904], f"{env}/bin/python", script, 0, (1.0, 1.5))
     out.append("(sdxl) lucia@tower:~/code/sdxl-lora$ gcc --version | head -1")
     out.append("gcc (Debian 12.2.0-14) 12.2.0")
     return Case(
@@ -1003,9 +1006,7 @@ def case_build_ninja_path() -> Case:
                (f"{site}/torch/utils/cpp_extension.py", 1848, "verify_ninja_availability", 'raise RuntimeError("Ninja is required to load C++ extensions")')]
     out += tb(frames, "RuntimeError: Ninja is required to load C++ extensions")
     out += cpu_adam_del(site, "0x7f9b4c2a3ac0")
-    out.append(ds_line(clock, L["launch_kill"], "Killing subprocess 28814", lo=1.0, hi=1.4))
-    cmd = [f"{venv}/bin/python3", "-u", "train_full_ft.py", "--local_rank=0"] + script[1:]
-    out.append(ds_line(clock, L["launch_err"], f"{cmd} exits with return code = 1", level="ERROR"))
+    out += ds_sigkill_handler(clock, L, [28814], f"{venv}/bin/python3", script, 0, (1.0, 1.4))
     out += ["ubuntu@ip-172-31-22-140:~/llm-ft$ which ninja; echo $?", "1",
             "ubuntu@ip-172-31-22-140:~/llm-ft$ ls /home/ubuntu/venvs/ft/bin/ninja", "/home/ubuntu/venvs/ft/bin/ninja"]
     return Case(
@@ -1132,14 +1133,7 @@ def case_build_link_curand_multirank() -> Case:
     hdr = ds_launcher_header(clock, v, world, 0, "127.0.0.1", 29500, script)
     out += [h.replace("/usr/bin/python3", f"{env}/bin/python") for h in hdr if "Detected" not in h]
     pids = [60117 + i for i in range(8)]
-    blocks = []
-    for r in range(8):
-        b = [ds_line(clock, L["accel"], "Setting ds_accelerator to cuda (auto detect)", lo=0.2, hi=0.6),
-             ds_line(clock, L["cdb"], "cdb=None", lo=0.5, hi=1.0)]
-        if r == 0:
-            b.append(ds_line(clock, L["comm_init"], "Initializing TorchBackend in DeepSpeed with backend nccl"))
-        blocks.append(b)
-    out += interleave(blocks, rng, 1, 2)
+    out += interleave([ds_comm_setup(clock, L, r == 0, "", (0.2, 0.6), (0.5, 1.0)) for r in range(8)], rng, 1, 2)
     out += [ds_line(clock, "partition_parameters.py:348:__exit__", "finished initializing model - num_params = 723, num_elems = 68.98B", lo=60, hi=90),
             ds_line(clock, L["log_dist"], "[Rank 0] DeepSpeed info: version=0.12.6, git-hash=unknown, git-branch=unknown", lo=1, hi=2),
             ds_line(clock, L["log_dist"], "[Rank 0] DeepSpeed Flops Profiler Enabled: False")]
@@ -1213,10 +1207,7 @@ def case_build_link_curand_multirank() -> Case:
     for r in range(8):
         dels += cpu_adam_del(site, f"0x7f{rng.randint(0x10, 0xff):02x}{rng.randint(0, 0xffffff):06x}0")
     out += dels[:20]
-    for p in pids:
-        out.append(ds_line(clock, L["launch_kill"], f"Killing subprocess {p}", lo=0.3, hi=0.8))
-    cmd = [f"{env}/bin/python", "-u", "train.py", "--local_rank=7"] + script[1:]
-    out.append(ds_line(clock, L["launch_err"], f"{cmd} exits with return code = 1", level="ERROR"))
+    out += ds_sigkill_handler(clock, L, pids, f"{env}/bin/python", script, 7, (0.3, 0.8))
     return Case(
         case_id="deepspeed-op-build-failure-cpu-adam-lcurand-8rank-04",
         label="deepspeed-op-build-failure", difficulty="hard",
@@ -1265,9 +1256,7 @@ def case_build_cuda_mismatch() -> Case:
                (f"{site}/deepspeed/ops/op_builder/builder.py", 101, "assert_no_cuda_mismatch", "raise CUDAMismatchException(")]
     out += tb(frames, "deepspeed.ops.op_builder.builder.CUDAMismatchException: >- DeepSpeed Op Builder: Installed CUDA version 12.2 does not match the version torch was compiled with 11.8, unable to compile cuda/cpp extensions without a matching cuda version.")
     out += cpu_adam_del(site, "0x7fa1d83b2c20")
-    out.append(ds_line(clock, L["launch_kill"], "Killing subprocess 4182", lo=1.0, hi=1.4))
-    cmd = ["/usr/bin/python3", "-u", "finetune_t5.py", "--local_rank=0"] + script[1:]
-    out.append(ds_line(clock, L["launch_err"], f"{cmd} exits with return code = 1", level="ERROR"))
+    out += ds_sigkill_handler(clock, L, [4182], "/usr/bin/python3", script, 0, (1.0, 1.4))
     return Case(
         case_id="deepspeed-op-build-failure-cuda-major-mismatch-05",
         label="deepspeed-op-build-failure", also=["cuda-version-mismatch-build"], difficulty="medium",
@@ -1312,9 +1301,7 @@ def case_build_fused_adam_no_cuda_home() -> Case:
                (f"{site}/torch/utils/cpp_extension.py", 1899, "_prepare_ldflags", "if (not os.path.exists(_join_cuda_home(extra_lib_dir)) and"),
                (f"{site}/torch/utils/cpp_extension.py", 2416, "_join_cuda_home", "raise OSError('CUDA_HOME environment variable is not set. '")]
     out += tb(frames, "OSError: CUDA_HOME environment variable is not set. Please set it to your CUDA install root.")
-    out.append(ds_line(clock, L["launch_kill"], "Killing subprocess 97", lo=1.0, hi=1.4))
-    cmd = ["/opt/conda/bin/python", "-u", "train_clf.py", "--local_rank=0"] + script[1:]
-    out.append(ds_line(clock, L["launch_err"], f"{cmd} exits with return code = 1", level="ERROR"))
+    out += ds_sigkill_handler(clock, L, [97], "/opt/conda/bin/python", script, 0, (1.0, 1.4))
     return Case(
         case_id="deepspeed-op-build-failure-fused-adam-runtime-image-06",
         label="deepspeed-op-build-failure", difficulty="easy",
@@ -1386,14 +1373,7 @@ def case_z3_load_state_dict() -> Case:
               "/ckpt/sft-7b-v2/pytorch_model.bin", "--data", "/data/prefs/hh_rlhf_pairs"]
     hdr = ds_launcher_header(clock, v, world, 0, "127.0.0.1", 29500, script)
     out += [h for h in hdr if "Detected" not in h]
-    blocks = []
-    for r in range(8):
-        b = [ds_line(clock, L["accel"], "Setting ds_accelerator to cuda (auto detect)", lo=0.3, hi=0.7),
-             ds_line(clock, L["cdb"], "cdb=None", lo=0.5, hi=1.0)]
-        if r == 0:
-            b.append(ds_line(clock, L["comm_init"], "Initializing TorchBackend in DeepSpeed with backend nccl"))
-        blocks.append(b)
-    out += interleave(blocks, rng, 1, 2)
+    out += interleave([ds_comm_setup(clock, L, r == 0, "", (0.3, 0.7), (0.5, 1.0)) for r in range(8)], rng, 1, 2)
     out += ["[rm] building LlamaForSequenceClassification(num_labels=1) from /models/llama-2-7b-hf",
             "Some weights of LlamaForSequenceClassification were not initialized from the model checkpoint at /models/llama-2-7b-hf and are newly initialized: ['score.weight']",
             "You should probably TRAIN this model on a down-stream task to be able to use it for predictions and inference."]
@@ -1410,10 +1390,7 @@ def case_z3_load_state_dict() -> Case:
             lines.append(f"size mismatch for model.layers.{i}.{name}.weight: copying a param with shape torch.Size([{shp[0]}, {shp[1]}]) from checkpoint, the shape in current model is torch.Size([0]).")
     msg = "RuntimeError: Error(s) in loading state_dict for LlamaForSequenceClassification:\n\t" + "\n\t".join(lines)
     out += interleave([tb(frames, msg) for _ in range(8)], rng, 15, 60)
-    for p in [8011 + i for i in range(8)]:
-        out.append(ds_line(clock, L["launch_kill"], f"Killing subprocess {p}", lo=0.2, hi=0.6))
-    cmd = ["/usr/bin/python3", "-u", "train_rm.py", "--local_rank=7"] + script[1:]
-    out.append(ds_line(clock, L["launch_err"], f"{cmd} exits with return code = 1", level="ERROR"))
+    out += ds_sigkill_handler(clock, L, [8011 + i for i in range(8)], "/usr/bin/python3", script, 7, (0.2, 0.6))
     return Case(
         case_id="deepspeed-zero3-shape-mismatch-load-state-dict-01",
         label="deepspeed-zero3-shape-mismatch", difficulty="easy",
@@ -1458,14 +1435,7 @@ def case_z3_functional_embedding() -> Case:
                "Setting OMP_NUM_THREADS environment variable for each process to be 1 in default, to avoid your system being overloaded, please further tune the variable for optimal performance in your application as needed. ",
                "*****************************************"]:
         out.append(f"{clock.glog('W', tpid, 'torch/distributed/run.py:779', 0.0, 0.001)} {ln}")
-    blocks = []
-    for r in range(4):
-        b = [ds_line(clock, L["accel"], "Setting ds_accelerator to cuda (auto detect)", lo=0.5, hi=1.0),
-             ds_line(clock, L["cdb"], "cdb=None", lo=0.5, hi=1.5)]
-        if r == 0:
-            b.append(ds_line(clock, L["comm_init"], "Initializing TorchBackend in DeepSpeed with backend nccl"))
-        blocks.append(b)
-    out += interleave(blocks, rng, 1, 2)
+    out += interleave([ds_comm_setup(clock, L, r == 0, "", (0.5, 1.0), (0.5, 1.5)) for r in range(4)], rng, 1, 2)
     out.append(ds_line(clock, "partition_parameters.py:348:__exit__", "finished initializing model - num_params = 339, num_elems = 7.62B", lo=15, hi=25))
     for r in range(4):
         out.append(f"Loading checkpoint shards: 100%|██████████| 4/4 [00:{rng.randint(12, 19)}<00:00,  {rng.uniform(3.1, 4.6):.2f}s/it]")
@@ -1551,15 +1521,7 @@ def case_z3_rank0_callback_watchdog() -> Case:
                    "Setting OMP_NUM_THREADS environment variable for each process to be 1 in default, to avoid your system being overloaded, please further tune the variable for optimal performance in your application as needed. ",
                    "*****************************************"]:
             out.append(f"[{clock.ds(0.0, 0.001)}] torch.distributed.run: [WARNING] {ln}")
-        blocks = []
-        for lr in range(8):
-            p = f"[default{lr}]:"
-            b = [p + ds_line(clock, L["accel"], "Setting ds_accelerator to cuda (auto detect)", lo=0.3, hi=0.8),
-                 p + ds_line(clock, L["cdb"], "cdb=None", lo=0.5, hi=1.0)]
-            if n == 0 and lr == 0:
-                b.append(p + ds_line(clock, L["comm_init"], "Initializing TorchBackend in DeepSpeed with backend nccl"))
-            blocks.append(b)
-        out += interleave(blocks, rng, 1, 2)
+        out += interleave([ds_comm_setup(clock, L, n == 0 and lr == 0, f"[default{lr}]:", (0.3, 0.8), (0.5, 1.0)) for lr in range(8)], rng, 1, 2)
         if n == 0:
             out += ["[default0]:" + ds_line(clock, "partition_parameters.py:348:__exit__", "finished initializing model - num_params = 291, num_elems = 6.74B", lo=20, hi=30)]
         for lr in range(8):
@@ -1687,14 +1649,7 @@ def case_topo_ds_launcher() -> Case:
     world = {"localhost": list(range(8))}
     script = ["train.py", "--deepspeed_config", "configs/neox1b.json", "--resume", "/ckpt/neox-1b", "--data", "/data/pile/tokenized"]
     out += [h for h in ds_launcher_header(clock, v, world, 0, "127.0.0.1", 29500, script) if "Detected" not in h]
-    blocks = []
-    for r in range(8):
-        b = [ds_line(clock, L["accel"], "Setting ds_accelerator to cuda (auto detect)", lo=0.3, hi=0.7),
-             ds_line(clock, L["cdb"], "cdb=None", lo=0.5, hi=1.0)]
-        if r == 0:
-            b.append(ds_line(clock, L["comm_init"], "Initializing TorchBackend in DeepSpeed with backend nccl"))
-        blocks.append(b)
-    out += interleave(blocks, rng, 1, 2)
+    out += interleave([ds_comm_setup(clock, L, r == 0, "", (0.3, 0.7), (0.5, 1.0)) for r in range(8)], rng, 1, 2)
     out += ["model: GPTNeoX 1.01B params (24 layers, d=2048), seq 2048"]
     out += ds_engine_init_lines(clock, v, 1, "torch.bfloat16", "adam")
     out += ds_config_dump(clock, v, cfg)
@@ -1708,10 +1663,7 @@ def case_topo_ds_launcher() -> Case:
               (f"{proj}/train.py", 188, "main", "load_path, client_state = engine.load_checkpoint(args.resume)")]
     frames += load_ckpt_frames(site, v)
     out += interleave([tb(frames, topo_exc(16, 8)) for _ in range(8)], rng, 1, 4)
-    for p in [31807 + i for i in range(8)]:
-        out.append(ds_line(clock, L["launch_kill"], f"Killing subprocess {p}", lo=0.2, hi=0.6))
-    cmd = ["/usr/bin/python3", "-u", "train.py", "--local_rank=7"] + script[1:]
-    out.append(ds_line(clock, L["launch_err"], f"{cmd} exits with return code = 1", level="ERROR"))
+    out += ds_sigkill_handler(clock, L, [31807 + i for i in range(8)], "/usr/bin/python3", script, 7, (0.2, 0.6))
     return Case(
         case_id="deepspeed-zero-checkpoint-topology-change-16to8-01",
         label="deepspeed-zero-checkpoint-topology-change", difficulty="easy",
@@ -1743,10 +1695,7 @@ def case_topo_hf_resume() -> Case:
         out.append(f"{clock.glog('W', tpid, 'torch/distributed/run.py:779', 0.0, 0.001)} {ln}")
     blocks = []
     for r in range(4):
-        b = [ds_line(clock, L["accel"], "Setting ds_accelerator to cuda (auto detect)", lo=0.3, hi=0.7),
-             ds_line(clock, L["cdb"], "cdb=None", lo=0.5, hi=1.0)]
-        if r == 0:
-            b.append(ds_line(clock, L["comm_init"], "Initializing TorchBackend in DeepSpeed with backend nccl"))
+        b = ds_comm_setup(clock, L, r == 0, "", (0.3, 0.7), (0.5, 1.0))
         b.append(f"Loading checkpoint shards: 100%|██████████| 3/3 [00:0{rng.randint(5, 9)}<00:00,  2.{rng.randint(10, 99)}s/it]")
         blocks.append(b)
     out += interleave(blocks, rng, 1, 2)
@@ -1796,15 +1745,7 @@ def case_topo_slurm_partition() -> Case:
            "=== job 991245 on nodes a4g-[011-014]; SLURM_NTASKS=16 SLURM_JOB_USER=r.alvarez ===",
            "resuming from /shared/ckpt/protlm-3b (latest -> global_step41000)"]
     W = 16
-    blocks = []
-    for r in range(W):
-        p = srun_prefix(r)
-        b = [p + ds_line(clock, L["accel"], "Setting ds_accelerator to cuda (auto detect)", lo=0.1, hi=0.4),
-             p + ds_line(clock, L["cdb"], "cdb=None", lo=0.5, hi=1.0)]
-        if r == 0:
-            b.append(p + ds_line(clock, L["comm_init"], "Initializing TorchBackend in DeepSpeed with backend nccl"))
-        blocks.append(b)
-    out += interleave(blocks, rng, 1, 2)
+    out += interleave([ds_comm_setup(clock, L, r == 0, srun_prefix(r), (0.1, 0.4), (0.5, 1.0)) for r in range(W)], rng, 1, 2)
     p0 = srun_prefix(0)
     out += [p0 + ln for ln in ds_engine_init_lines(clock, v, 2, "torch.float16", "adamw")[:6]]
     out += [p0 + ds_line(clock, L["s12_bucket"], "Reduce bucket size 200000000"),
@@ -1892,14 +1833,7 @@ def case_twice_biencoder() -> Case:
     world = {"localhost": [0, 1]}
     script = ["train_biencoder.py", "--encoder", "bert-base-uncased", "--train", "data/msmarco_triples.tsv", "--deepspeed_config", "ds_z2.json", "--grad_ckpt"]
     out += [h.replace("/usr/bin/python3", f"{venv}/bin/python") for h in ds_launcher_header(clock, v, world, 0, "127.0.0.1", 29500, script) if "Detected" not in h]
-    blocks = []
-    for r in range(2):
-        b = [ds_line(clock, L["accel"], "Setting ds_accelerator to cuda (auto detect)", lo=0.5, hi=1.0),
-             ds_line(clock, L["cdb"], "cdb=None", lo=0.5, hi=1.0)]
-        if r == 0:
-            b.append(ds_line(clock, L["comm_init"], "Initializing TorchBackend in DeepSpeed with backend nccl"))
-        blocks.append(b)
-    out += interleave(blocks, rng, 1, 2)
+    out += interleave([ds_comm_setup(clock, L, r == 0, "", (0.5, 1.0), (0.5, 1.0)) for r in range(2)], rng, 1, 2)
     out += ["[biencoder] shared BERT encoder for queries and passages, gradient checkpointing on every layer",
             "[biencoder] 502,939 training triples, in-batch negatives"]
     out += ds_engine_init_lines(clock, v, 2, "torch.bfloat16", "adamw")
@@ -1911,10 +1845,7 @@ def case_twice_biencoder() -> Case:
             (f"{proj}/train_biencoder.py", 176, "main", "engine.backward(loss)")]
     frames = reduced_twice_frames(site, v, tv, head)
     out += interleave([tb(frames, reduced_twice_msg(11)), tb(frames, reduced_twice_msg(11))], rng, 2, 5)
-    for p in [40211, 40212]:
-        out.append(ds_line(clock, L["launch_kill"], f"Killing subprocess {p}", lo=0.5, hi=1.0))
-    cmd = [f"{venv}/bin/python", "-u", "train_biencoder.py", "--local_rank=1"] + script[1:]
-    out.append(ds_line(clock, L["launch_err"], f"{cmd} exits with return code = 1", level="ERROR"))
+    out += ds_sigkill_handler(clock, L, [40211, 40212], f"{venv}/bin/python", script, 1, (0.5, 1.0))
     return Case(
         case_id="deepspeed-zero-gradient-computed-twice-biencoder-01",
         label="deepspeed-zero-gradient-computed-twice", difficulty="easy",
@@ -1938,14 +1869,7 @@ def case_twice_hf_trainer() -> Case:
                "Setting OMP_NUM_THREADS environment variable for each process to be 1 in default, to avoid your system being overloaded, please further tune the variable for optimal performance in your application as needed. ",
                "*****************************************"]:
         out.append(f"[{clock.ds(0.0, 0.001)}] torch.distributed.run: [WARNING] {ln}")
-    blocks = []
-    for r in range(8):
-        b = [ds_line(clock, L["accel"], "Setting ds_accelerator to cuda (auto detect)", lo=0.3, hi=0.7),
-             ds_line(clock, L["cdb"], "cdb=None", lo=0.5, hi=1.0)]
-        if r == 0:
-            b.append(ds_line(clock, L["comm_init"], "Initializing TorchBackend in DeepSpeed with backend nccl"))
-        blocks.append(b)
-    out += interleave(blocks, rng, 1, 2)
+    out += interleave([ds_comm_setup(clock, L, r == 0, "", (0.3, 0.7), (0.5, 1.0)) for r in range(8)], rng, 1, 2)
     out += ds_engine_init_lines(clock, v, 1, "torch.bfloat16", "adamw")
     out += ["  0%|          | 0/1950 [00:00<?, ?it/s]"]
     for r in range(8):
@@ -1990,15 +1914,7 @@ def case_twice_vlm_one_rank() -> Case:
     W = 16
     out = ["+ srun -l --ntasks-per-node=8 --gpus-per-task=1 python train_vlm.py --config configs/vlm_7b_stage2.yaml --deepspeed_config configs/ds_z1_gas4.json",
            "SLURM_JOB_ID=220871 SLURM_NNODES=2 SLURM_JOB_NODELIST=p4d-st-[3,7] SLURM_JOB_USER=hnguyen"]
-    blocks = []
-    for r in range(W):
-        p = srun_prefix(r)
-        b = [p + ds_line(clock, L["accel"], "Setting ds_accelerator to cuda (auto detect)", lo=0.05, hi=0.2),
-             p + ds_line(clock, L["cdb"], "cdb=None", lo=0.3, hi=0.8)]
-        if r == 0:
-            b.append(p + ds_line(clock, L["comm_init"], "Initializing TorchBackend in DeepSpeed with backend nccl"))
-        blocks.append(b)
-    out += interleave(blocks, rng, 1, 2)
+    out += interleave([ds_comm_setup(clock, L, r == 0, srun_prefix(r), (0.05, 0.2), (0.3, 0.8)) for r in range(W)], rng, 1, 2)
     p0 = srun_prefix(0)
     out += [p0 + "[vlm] vision tower: siglip-so400m (frozen), projector: 2-layer MLP 1152->4096, LLM: 7B (unfrozen)",
             p0 + "[vlm] activation checkpointing: reentrant, per image block and per LLM layer",
@@ -2443,10 +2359,7 @@ def case_fp16_ds_v100_spike() -> Case:
     frames = [(f"{proj}/train_gpt.py", 287, "<module>", "main()"),
               (f"{proj}/train_gpt.py", 241, "main", "model_engine.step()")] + loss_scale_exc_frames(site, v, 2)
     out += interleave([tb(frames, MIN_SCALE_EXC) for _ in range(8)], rng, 1, 4)
-    for p in [20177 + i for i in range(8)]:
-        out.append(ds_line(clock, L["launch_kill"], f"Killing subprocess {p}", lo=0.2, hi=0.5))
-    cmd = ["/opt/conda/bin/python", "-u", "train_gpt.py", "--local_rank=7"] + script[1:]
-    out.append(ds_line(clock, L["launch_err"], f"{cmd} exits with return code = 1", level="ERROR"))
+    out += ds_sigkill_handler(clock, L, [20177 + i for i in range(8)], "/opt/conda/bin/python", script, 7, (0.2, 0.5))
     return Case(
         case_id="fp16-loss-scale-underflow-ds-v100-spike-01",
         label="fp16-loss-scale-underflow", difficulty="easy",
@@ -2470,14 +2383,7 @@ def case_fp16_hf_t5_t4() -> Case:
                "Setting OMP_NUM_THREADS environment variable for each process to be 1 in default, to avoid your system being overloaded, please further tune the variable for optimal performance in your application as needed. ",
                "*****************************************"]:
         out.append(f"[{clock.ds(0.0, 0.001)}] torch.distributed.run: [WARNING] {ln}")
-    blocks = []
-    for r in range(4):
-        b = [ds_line(clock, L["accel"], "Setting ds_accelerator to cuda (auto detect)", lo=0.5, hi=1.0),
-             ds_line(clock, L["cdb"], "cdb=None", lo=0.5, hi=1.0)]
-        if r == 0:
-            b.append(ds_line(clock, L["comm_init"], "Initializing TorchBackend in DeepSpeed with backend nccl"))
-        blocks.append(b)
-    out += interleave(blocks, rng, 1, 2)
+    out += interleave([ds_comm_setup(clock, L, r == 0, "", (0.5, 1.0), (0.5, 1.0)) for r in range(4)], rng, 1, 2)
     out += [f"{clock.tick(0.1, 0.3).strftime('%m/%d/%Y %H:%M:%S')} - INFO - __main__ - Distributed environment: DEEPSPEED  Backend: nccl",
             "Num processes: 4",
             "Process index: 0",
@@ -2629,15 +2535,7 @@ def case_fp16_bf16_ckpt_v100() -> Case:
            "Setting OMP_NUM_THREADS environment variable for each process to be 1 in default, to avoid your system being overloaded, please further tune the variable for optimal performance in your application as needed. ",
            "*****************************************"]
     out = ["+ torchrun --nproc_per_node 8 --tee 3 finetune.py --config cfg/13b_v100.yaml --resume /mnt/ckpt/13b-a100-run/ --deepspeed cfg/ds_z3_fp16.json"] + out
-    blocks = []
-    for lr in range(8):
-        p = f"[default{lr}]:"
-        b = [p + ds_line(clock, L["accel"], "Setting ds_accelerator to cuda (auto detect)", lo=0.3, hi=0.8),
-             p + ds_line(clock, L["cdb"], "cdb=None", lo=0.5, hi=1.0)]
-        if lr == 0:
-            b.append(p + ds_line(clock, L["comm_init"], "Initializing TorchBackend in DeepSpeed with backend nccl"))
-        blocks.append(b)
-    out += interleave(blocks, rng, 1, 2)
+    out += interleave([ds_comm_setup(clock, L, lr == 0, f"[default{lr}]:", (0.3, 0.8), (0.5, 1.0)) for lr in range(8)], rng, 1, 2)
     p0 = "[default0]:"
     out += [p0 + "[ft] device: Tesla V100-SXM2-32GB (sm_70) x8 -> bf16 unsupported, switching precision to fp16",
             p0 + ds_line(clock, "partition_parameters.py:348:__exit__", "finished initializing model - num_params = 363, num_elems = 13.02B", lo=30, hi=40)]
