@@ -330,3 +330,23 @@ def torchrun_child_failed_summary(script: str, root: RankExit, others: list[Rank
         out.append("  <NO_OTHER_FAILURES>")
     out += ["-" * width, "Root Cause (first observed failure):", *entry(0, root), "=" * width]
     return out
+
+
+def accelerate_launch_frames(accelerate_bin: str, site: str, cli: int, command: int, launcher: str | None = None,
+                             launcher_line: int | None = None) -> list[str]:
+    """The first frames of `accelerate launch`'s own traceback: the console script, accelerate_cli's main and
+    launch_command, then, given `launcher` (simple_launcher, multi_gpu_launcher, deepspeed_launcher), the launcher
+    it called and, for the torchrun-based ones, its call into torch.distributed.run; the line numbers are the
+    release's."""
+    frames = [
+        f'  File "{accelerate_bin}", line 8, in <module>',
+        "    sys.exit(main())",
+        f'  File "{site}/accelerate/commands/accelerate_cli.py", line {cli}, in main',
+        "    args.func(args)",
+        f'  File "{site}/accelerate/commands/launch.py", line {command}, in launch_command',
+    ]
+    if launcher is not None:
+        frames += [f"    {launcher}(args)", f'  File "{site}/accelerate/commands/launch.py", line {launcher_line}, in {launcher}']
+        if launcher != "simple_launcher":
+            frames.append("    distrib_run.run(args)")
+    return frames

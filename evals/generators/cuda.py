@@ -21,7 +21,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 
 
-from common import Case, Clock, RankExit, block, ds_report_header, elastic_launch_frames, parser, prefix, torchrun_child_failed_summary, torchrun_main_frames, write_all  # noqa: E402
+from common import Case, Clock, RankExit, accelerate_launch_frames, block, ds_report_header, elastic_launch_frames, parser, prefix, torchrun_child_failed_summary, torchrun_main_frames, write_all  # noqa: E402
 
 
 def hexaddr(rng: random.Random, base: int = 0x7F00_0000_0000) -> str:
@@ -615,18 +615,10 @@ def ima_triton_kernel() -> Case:
     out.append(tb.rstrip("\n"))
     out.append(c10_frames(rng, site, kind="teardown", check_line=43).rstrip("\n").replace("/usr/bin/python3", "/opt/conda/bin/python3.10"))
     out.append("")
-    out.append(block(f"""
-        Traceback (most recent call last):
-          File "/opt/conda/bin/accelerate", line 8, in <module>
-            sys.exit(main())
-          File "{site}/accelerate/commands/accelerate_cli.py", line 48, in main
-            args.func(args)
-          File "{site}/accelerate/commands/launch.py", line 1097, in launch_command
-            simple_launcher(args)
-          File "{site}/accelerate/commands/launch.py", line 703, in simple_launcher
-            raise subprocess.CalledProcessError(returncode=process.returncode, cmd=cmd)
-        subprocess.CalledProcessError: Command '['/opt/conda/bin/python', 'train_lm.py', '--config', 'configs/lm_410m.yaml']' died with <Signals.SIGABRT: 6>.
-        """).rstrip("\n"))
+    out += ["Traceback (most recent call last):",
+            *accelerate_launch_frames("/opt/conda/bin/accelerate", site, 48, 1097, "simple_launcher", 703),
+            "    raise subprocess.CalledProcessError(returncode=process.returncode, cmd=cmd)",
+            "subprocess.CalledProcessError: Command '['/opt/conda/bin/python', 'train_lm.py', '--config', 'configs/lm_410m.yaml']' died with <Signals.SIGABRT: 6>."]
     return Case(
         case_id="cuda-illegal-memory-access-triton-fused-ce-02",
         label="cuda-illegal-memory-access",
@@ -1106,60 +1098,13 @@ def fa_accelerate_a100() -> Case:
     out.append("wandb: 🚀 View run clm13b-run4 at: https://wandb.ai/rvasquez/clm13b/runs/q8x1mm0c")
     out.append("wandb: Find logs at: ./wandb/run-20230829_174031-q8x1mm0c/logs")
     out.append("ERROR:torch.distributed.elastic.multiprocessing.api:failed (exitcode: 1) local_rank: 0 (pid: 731204) of binary: " + f"{env}/bin/python")
-    tail = block(f"""
-        Traceback (most recent call last):
-          File "{env}/bin/accelerate", line 8, in <module>
-            sys.exit(main())
-          File "{site}/accelerate/commands/accelerate_cli.py", line 45, in main
-            args.func(args)
-          File "{site}/accelerate/commands/launch.py", line 964, in launch_command
-            deepspeed_launcher(args)
-          File "{site}/accelerate/commands/launch.py", line 687, in deepspeed_launcher
-            distrib_run.run(args)
-          File "{site}/torch/distributed/run.py", line 785, in run
-            elastic_launch(
-          File "{site}/torch/distributed/launcher/api.py", line 134, in __call__
-            return launch_agent(self._config, self._entrypoint, list(args))
-          File "{site}/torch/distributed/launcher/api.py", line 250, in launch_agent
-            raise ChildFailedError(
-        torch.distributed.elastic.multiprocessing.errors.ChildFailedError: 
-        ============================================================
-        train_clm.py FAILED
-        ------------------------------------------------------------
-        Failures:
-        [1]:
-          time      : 2023-08-29_17:44:09
-          host      : dgx-a100-03
-          rank      : 1 (local_rank: 1)
-          exitcode  : 1 (pid: 731205)
-          error_file: <N/A>
-          traceback : To enable traceback see: https://pytorch.org/docs/stable/elastic/errors.html
-        [2]:
-          time      : 2023-08-29_17:44:09
-          host      : dgx-a100-03
-          rank      : 2 (local_rank: 2)
-          exitcode  : 1 (pid: 731206)
-          error_file: <N/A>
-          traceback : To enable traceback see: https://pytorch.org/docs/stable/elastic/errors.html
-        [3]:
-          time      : 2023-08-29_17:44:09
-          host      : dgx-a100-03
-          rank      : 3 (local_rank: 3)
-          exitcode  : 1 (pid: 731207)
-          error_file: <N/A>
-          traceback : To enable traceback see: https://pytorch.org/docs/stable/elastic/errors.html
-        ------------------------------------------------------------
-        Root Cause (first observed failure):
-        [0]:
-          time      : 2023-08-29_17:44:09
-          host      : dgx-a100-03
-          rank      : 0 (local_rank: 0)
-          exitcode  : 1 (pid: 731204)
-          error_file: <N/A>
-          traceback : To enable traceback see: https://pytorch.org/docs/stable/elastic/errors.html
-        ============================================================
-        """)
-    out.append(tail.rstrip("\n"))
+    host, stamp = "dgx-a100-03", "2023-08-29_17:44:09"
+    out += ["Traceback (most recent call last):",
+            *accelerate_launch_frames(f"{env}/bin/accelerate", site, 45, 964, "deepspeed_launcher", 687),
+            *elastic_launch_frames(site, 785, 134, 250),
+            "torch.distributed.elastic.multiprocessing.errors.ChildFailedError: ",
+            *torchrun_child_failed_summary("train_clm.py", RankExit(0, 0, 731204, 1, stamp, host),
+                                           [RankExit(r, r, 731204 + r, 1, stamp, host) for r in (1, 2, 3)])]
     return Case(
         case_id="deepspeed-fusedadam-illegal-memory-access-accelerate-z2-02",
         label="deepspeed-fusedadam-illegal-memory-access",
@@ -2453,45 +2398,13 @@ def reinit_swallowed_collate() -> Case:
     out.append(tb.replace("worker process 0", "worker process 3").rstrip("\n"))
     clk.tick(1, 2)
     out.append(f"[{clk.ds()}] torch.distributed.elastic.multiprocessing.api: [ERROR] failed (exitcode: 1) local_rank: 0 (pid: 40711) of binary: /opt/conda/bin/python")
-    out.append(block(f"""
-        Traceback (most recent call last):
-          File "/opt/conda/bin/accelerate", line 8, in <module>
-            sys.exit(main())
-          File "{site}/accelerate/commands/accelerate_cli.py", line 47, in main
-            args.func(args)
-          File "{site}/accelerate/commands/launch.py", line 1008, in launch_command
-            multi_gpu_launcher(args)
-          File "{site}/accelerate/commands/launch.py", line 666, in multi_gpu_launcher
-            distrib_run.run(args)
-          File "{site}/torch/distributed/run.py", line 803, in run
-            elastic_launch(
-          File "{site}/torch/distributed/launcher/api.py", line 135, in __call__
-            return launch_agent(self._config, self._entrypoint, list(args))
-          File "{site}/torch/distributed/launcher/api.py", line 268, in launch_agent
-            raise ChildFailedError(
-        torch.distributed.elastic.multiprocessing.errors.ChildFailedError: 
-        ============================================================
-        train_video.py FAILED
-        ------------------------------------------------------------
-        Failures:
-        [1]:
-          time      : 2024-02-20_15:59:14
-          host      : ws-a6000-2
-          rank      : 1 (local_rank: 1)
-          exitcode  : 1 (pid: 40712)
-          error_file: <N/A>
-          traceback : To enable traceback see: https://pytorch.org/docs/stable/elastic/errors.html
-        ------------------------------------------------------------
-        Root Cause (first observed failure):
-        [0]:
-          time      : 2024-02-20_15:59:14
-          host      : ws-a6000-2
-          rank      : 0 (local_rank: 0)
-          exitcode  : 1 (pid: 40711)
-          error_file: <N/A>
-          traceback : To enable traceback see: https://pytorch.org/docs/stable/elastic/errors.html
-        ============================================================
-        """).rstrip("\n"))
+    host, stamp = "ws-a6000-2", "2024-02-20_15:59:14"
+    out += ["Traceback (most recent call last):",
+            *accelerate_launch_frames("/opt/conda/bin/accelerate", site, 47, 1008, "multi_gpu_launcher", 666),
+            *elastic_launch_frames(site, 803, 135, 268),
+            "torch.distributed.elastic.multiprocessing.errors.ChildFailedError: ",
+            *torchrun_child_failed_summary("train_video.py", RankExit(0, 0, 40711, 1, stamp, host),
+                                           [RankExit(1, 1, 40712, 1, stamp, host)])]
     return Case(
         case_id="cuda-reinit-forked-subprocess-swallowed-collate-03",
         label="cuda-reinit-forked-subprocess",

@@ -32,7 +32,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 
 
-from common import CASES_DIR, REPO, Case, RankExit, elastic_launch_frames, parser, torchrun_child_failed_summary, torchrun_main_frames, write_all  # noqa: E402
+from common import CASES_DIR, REPO, Case, RankExit, accelerate_launch_frames, elastic_launch_frames, parser, torchrun_child_failed_summary, torchrun_main_frames, write_all  # noqa: E402
 
 
 # --------------------------------------------------------------------------------------------------
@@ -818,10 +818,7 @@ def case_system_k8s_accelerate():
         L.append(f"WARNING:torch.distributed.elastic.multiprocessing.api:Sending process {p} closing signal SIGTERM")
     L.append("ERROR:torch.distributed.elastic.multiprocessing.api:failed (exitcode: 1) local_rank: 3 (pid: 64) of binary: /opt/conda/bin/python")
     tb = agent_traceback("2.0.1", site, entry="/opt/conda/bin/accelerate")
-    tb[1:3] = ['  File "/opt/conda/bin/accelerate", line 8, in <module>', "    sys.exit(main())",
-               f'  File "{site}/accelerate/commands/accelerate_cli.py", line 45, in main', "    args.func(args)",
-               f'  File "{site}/accelerate/commands/launch.py", line 970, in launch_command', "    multi_gpu_launcher(args)",
-               f'  File "{site}/accelerate/commands/launch.py", line 646, in multi_gpu_launcher', "    distrib_run.run(args)"]
+    tb[1:3] = accelerate_launch_frames("/opt/conda/bin/accelerate", site, 45, 970, "multi_gpu_launcher", 646)
     tb = [ln for ln in tb if "in main" not in ln or "accelerate_cli" in ln]
     tb = [ln for ln in tb if ln.strip() != "run(args)"]
     L += tb
@@ -1291,10 +1288,7 @@ def case_invalid_accelerate_8_on_4():
     clock.tick(3)
     L.append("ERROR:torch.distributed.elastic.multiprocessing.api:failed (exitcode: 1) local_rank: 0 (pid: 3811) of binary: /opt/conda/bin/python")
     tb = agent_traceback("2.0.1", site, entry="/opt/conda/bin/accelerate")
-    L += tb[:1] + ['  File "/opt/conda/bin/accelerate", line 8, in <module>', "    sys.exit(main())",
-                   f'  File "{site}/accelerate/commands/accelerate_cli.py", line 45, in main', "    args.func(args)",
-                   f'  File "{site}/accelerate/commands/launch.py", line 970, in launch_command', "    multi_gpu_launcher(args)",
-                   f'  File "{site}/accelerate/commands/launch.py", line 646, in multi_gpu_launcher', "    distrib_run.run(args)"] + tb[7:]
+    L += tb[:1] + accelerate_launch_frames("/opt/conda/bin/accelerate", site, 45, 970, "multi_gpu_launcher", 646) + tb[7:]
     t = clock.elastic()
     fails = [{"time": t, "host": host, "rank": rk, "local_rank": rk, "exitcode": 1, "pid": 3811 + rk} for rk in range(1, 8)]
     L += elastic_summary("train_clm.py", fails, {"time": t, "host": host, "rank": 0, "local_rank": 0, "exitcode": 1, "pid": 3811})
@@ -1728,10 +1722,7 @@ def case_child_accelerate_argparse():
     clock.tick(0.3)
     L.append(f"{clock.glog('E')} 140093017282368 torch/distributed/elastic/multiprocessing/api.py:826] failed (exitcode: 2) local_rank: 0 (pid: 51874) of binary: /usr/bin/python")
     tb = agent_traceback("2.2.1", site, entry="/usr/local/bin/accelerate")
-    L += tb[:1] + ['  File "/usr/local/bin/accelerate", line 8, in <module>', "    sys.exit(main())",
-                   f'  File "{site}/accelerate/commands/accelerate_cli.py", line 47, in main', "    args.func(args)",
-                   f'  File "{site}/accelerate/commands/launch.py", line 1008, in launch_command', "    multi_gpu_launcher(args)",
-                   f'  File "{site}/accelerate/commands/launch.py", line 666, in multi_gpu_launcher', "    distrib_run.run(args)"] + tb[7:]
+    L += tb[:1] + accelerate_launch_frames("/usr/local/bin/accelerate", site, 47, 1008, "multi_gpu_launcher", 666) + tb[7:]
     t = clock.elastic()
     fails = [{"time": t, "host": host, "rank": rk, "local_rank": rk, "exitcode": 2, "pid": 51874 + rk} for rk in [1, 2, 3]]
     L += elastic_summary("examples/pytorch/summarization/run_summarization.py", fails,
@@ -2178,10 +2169,7 @@ def case_unused_bert_pooler_detail():
     clock.tick(1.5)
     L.append(f"{clock.glog('E')} 140201827338048 torch/distributed/elastic/multiprocessing/api.py:826] failed (exitcode: 1) local_rank: 0 (pid: 8812) of binary: /home/ubuntu/.venv/bin/python")
     tb = agent_traceback("2.2.2", site, entry="/home/ubuntu/.venv/bin/accelerate")
-    L += tb[:1] + ['  File "/home/ubuntu/.venv/bin/accelerate", line 8, in <module>', "    sys.exit(main())",
-                   f'  File "{site}/accelerate/commands/accelerate_cli.py", line 46, in main', "    args.func(args)",
-                   f'  File "{site}/accelerate/commands/launch.py", line 1066, in launch_command', "    multi_gpu_launcher(args)",
-                   f'  File "{site}/accelerate/commands/launch.py", line 711, in multi_gpu_launcher', "    distrib_run.run(args)"] + tb[7:]
+    L += tb[:1] + accelerate_launch_frames("/home/ubuntu/.venv/bin/accelerate", site, 46, 1066, "multi_gpu_launcher", 711) + tb[7:]
     t = clock.elastic()
     L += elastic_summary("train_ner.py", [{"time": t, "host": "rtx3090-box", "rank": 1, "local_rank": 1, "exitcode": 1, "pid": 8813}],
                          {"time": t, "host": "rtx3090-box", "rank": 0, "local_rank": 0, "exitcode": 1, "pid": 8812})
@@ -2561,10 +2549,7 @@ def case_fsdp_generate_weight_2d():
     clock.tick(2)
     L.append(elastic_log("2.1.2", clock, "E", "torch.distributed.elastic.multiprocessing.api", 0, "failed (exitcode: 1) local_rank: 0 (pid: 7710) of binary: /opt/conda/bin/python"))
     tb = agent_traceback("2.1.2", site, entry="/opt/conda/bin/accelerate")
-    L += tb[:1] + ['  File "/opt/conda/bin/accelerate", line 8, in <module>', "    sys.exit(main())",
-                   f'  File "{site}/accelerate/commands/accelerate_cli.py", line 47, in main', "    args.func(args)",
-                   f'  File "{site}/accelerate/commands/launch.py", line 1008, in launch_command', "    multi_gpu_launcher(args)",
-                   f'  File "{site}/accelerate/commands/launch.py", line 666, in multi_gpu_launcher', "    distrib_run.run(args)"] + tb[7:]
+    L += tb[:1] + accelerate_launch_frames("/opt/conda/bin/accelerate", site, 47, 1008, "multi_gpu_launcher", 666) + tb[7:]
     t = clock.elastic()
     fails = [{"time": t, "host": "a100-80g-n2", "rank": rk, "local_rank": rk, "exitcode": 1, "pid": 7710 + rk} for rk in range(1, 8)]
     L += elastic_summary("train_chat.py", fails, {"time": t, "host": "a100-80g-n2", "rank": 0, "local_rank": 0, "exitcode": 1, "pid": 7710})

@@ -24,7 +24,7 @@ import random
 from datetime import datetime, timedelta
 
 
-from common import Collector, RankExit, dedent, elastic_launch_frames, parser, torchrun_child_failed_summary, torchrun_main_frames  # noqa: E402
+from common import Collector, RankExit, accelerate_launch_frames, dedent, elastic_launch_frames, parser, torchrun_child_failed_summary, torchrun_main_frames  # noqa: E402
 
 _cases = Collector()
 case = _cases.case
@@ -474,14 +474,7 @@ def ext_ngc_prebuilt_wheel_02():
     t = clock.glog(tid)
     lines.append(f"E{t} torch/distributed/elastic/multiprocessing/api.py:826] failed (exitcode: 1) local_rank: 0 (pid: {pids[0]}) of binary: /usr/bin/python")
     lines += ["Traceback (most recent call last):",
-              '  File "/usr/local/bin/accelerate", line 8, in <module>',
-              "    sys.exit(main())",
-              f'  File "{site}/accelerate/commands/accelerate_cli.py", line 47, in main',
-              "    args.func(args)",
-              f'  File "{site}/accelerate/commands/launch.py", line 1014, in launch_command',
-              "    multi_gpu_launcher(args)",
-              f'  File "{site}/accelerate/commands/launch.py", line 672, in multi_gpu_launcher',
-              "    distrib_run.run(args)",
+              *accelerate_launch_frames("/usr/local/bin/accelerate", site, 47, 1014, "multi_gpu_launcher", 672),
               *elastic_launch_frames(site, 870, 132),
               f'  File "{site}/torch/distributed/launcher/api.py", line 263, in launch_agent',
               "    raise ChildFailedError("]
@@ -606,14 +599,7 @@ def ext_xformers_torch_mismatch_03():
     t = clock.glog(139721588418368)
     lines.append(f"E{t} torch/distributed/elastic/multiprocessing/api.py:826] failed (exitcode: 1) local_rank: 0 (pid: 48113) of binary: /home/mchen/miniconda3/envs/sdxl/bin/python")
     lines += ["Traceback (most recent call last):",
-              '  File "/home/mchen/miniconda3/envs/sdxl/bin/accelerate", line 8, in <module>',
-              "    sys.exit(main())",
-              f'  File "{site}/accelerate/commands/accelerate_cli.py", line 46, in main',
-              "    args.func(args)",
-              f'  File "{site}/accelerate/commands/launch.py", line 1073, in launch_command',
-              "    multi_gpu_launcher(args)",
-              f'  File "{site}/accelerate/commands/launch.py", line 718, in multi_gpu_launcher',
-              "    distrib_run.run(args)",
+              *accelerate_launch_frames("/home/mchen/miniconda3/envs/sdxl/bin/accelerate", site, 46, 1073, "multi_gpu_launcher", 718),
               *elastic_launch_frames(site, 870, 132),
               f'  File "{site}/torch/distributed/launcher/api.py", line 263, in launch_agent',
               "    raise ChildFailedError("]
@@ -2145,13 +2131,7 @@ def compile_python_h_missing_02():
              "",
              "  0%|          | 0/3000 [00:41<?, ?it/s]",
              "Traceback (most recent call last):",
-             '  File "/usr/local/bin/accelerate", line 8, in <module>',
-             "    sys.exit(main())",
-             f'  File "{site}/accelerate/commands/accelerate_cli.py", line 46, in main',
-             "    args.func(args)",
-             f'  File "{site}/accelerate/commands/launch.py", line 1075, in launch_command',
-             "    simple_launcher(args)",
-             f'  File "{site}/accelerate/commands/launch.py", line 681, in simple_launcher',
+             *accelerate_launch_frames("/usr/local/bin/accelerate", site, 46, 1075, "simple_launcher", 681),
              "    raise subprocess.CalledProcessError(returncode=process.returncode, cmd=cmd)",
              "subprocess.CalledProcessError: Command '['/usr/bin/python', 'train.py', '--model', 'Qwen/Qwen1.5-1.8B', '--data', 'data/summaries.jsonl', '--torch_compile', '--per_device_train_batch_size', '8', '--max_steps', '3000']' returned non-zero exit status 1.",
              "root@finetune-a10g:/workspace# "]

@@ -27,7 +27,7 @@ import string
 from datetime import datetime, timedelta
 
 
-from common import Collector, RankExit, dedent, ds_report_header, elastic_launch_frames, parser, torchrun_child_failed_summary, torchrun_main_frames  # noqa: E402
+from common import Collector, RankExit, accelerate_launch_frames, dedent, ds_report_header, elastic_launch_frames, parser, torchrun_child_failed_summary, torchrun_main_frames  # noqa: E402
 
 _cases = Collector()
 case = _cases.case
@@ -1077,14 +1077,7 @@ def disk_full_hf_optimizer_02():
                            f"failed (exitcode: 1) local_rank: 0 (pid: {pids[0]}) of binary: /opt/conda/bin/python"))
     out += [
         "Traceback (most recent call last):",
-        '  File "/opt/conda/bin/accelerate", line 8, in <module>',
-        "    sys.exit(main())",
-        f'  File "{site}/accelerate/commands/accelerate_cli.py", line 47, in main',
-        "    args.func(args)",
-        f'  File "{site}/accelerate/commands/launch.py", line 1008, in launch_command',
-        "    multi_gpu_launcher(args)",
-        f'  File "{site}/accelerate/commands/launch.py", line 666, in multi_gpu_launcher',
-        "    distrib_run.run(args)",
+        *accelerate_launch_frames("/opt/conda/bin/accelerate", site, 47, 1008, "multi_gpu_launcher", 666),
         *elastic_launch_frames(site, 803, 135, 268),
     ]
     out += elastic_summary("/workspace/sft/train_sft.py", {"time": c.elastic(), "host": host, "rank": 0,
@@ -1525,14 +1518,7 @@ def sighup_accelerate_trainer_02():
                                f"Sending process {pid} closing signal SIGHUP"))
     out += [
         "Traceback (most recent call last):",
-        '  File "/usr/local/bin/accelerate", line 8, in <module>',
-        "    sys.exit(main())",
-        f'  File "{site}/accelerate/commands/accelerate_cli.py", line 47, in main',
-        "    args.func(args)",
-        f'  File "{site}/accelerate/commands/launch.py", line 1008, in launch_command',
-        "    multi_gpu_launcher(args)",
-        f'  File "{site}/accelerate/commands/launch.py", line 666, in multi_gpu_launcher',
-        "    distrib_run.run(args)",
+        *accelerate_launch_frames("/usr/local/bin/accelerate", site, 47, 1008, "multi_gpu_launcher", 666),
         *elastic_launch_frames(site, 797, 134),
     ] + [ln.replace("{site}", site).replace("{la}", "255") for ln in _signal_exception_tail(torch_v, agent, 1)]
     write_case("sighup-session-hangup-accelerate-lora-02", {

@@ -26,7 +26,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 
 
-from common import Case, RankExit, dedent, elastic_launch_frames, parser, torchrun_child_failed_summary, torchrun_main_frames, write_case  # noqa: E402
+from common import Case, RankExit, accelerate_launch_frames, dedent, elastic_launch_frames, parser, torchrun_child_failed_summary, torchrun_main_frames, write_case  # noqa: E402
 
 
 def prefix(lines: str | list[str], pfx: str) -> str:
@@ -948,13 +948,7 @@ def case_cuda_oom_04() -> Case:
         "Management and PYTORCH_CUDA_ALLOC_CONF",
         "Steps:   0%|          | 0/15000 [00:09<?, ?it/s]",
         "Traceback (most recent call last):",
-        '  File "/opt/conda/bin/accelerate", line 8, in <module>',
-        "    sys.exit(main())",
-        f'  File "{site}/accelerate/commands/accelerate_cli.py", line 45, in main',
-        "    args.func(args)",
-        f'  File "{site}/accelerate/commands/launch.py", line 918, in launch_command',
-        "    simple_launcher(args)",
-        f'  File "{site}/accelerate/commands/launch.py", line 580, in simple_launcher',
+        *accelerate_launch_frames("/opt/conda/bin/accelerate", site, 45, 918, "simple_launcher", 580),
         "    raise subprocess.CalledProcessError(returncode=process.returncode, cmd=cmd)",
         "subprocess.CalledProcessError: Command '['/opt/conda/bin/python', 'train_text_to_image.py', "
         + ", ".join(f"'{a}'" for a in args[:-1]) + "]' returned non-zero exit status 1.",
@@ -2439,10 +2433,7 @@ def case_collate_03() -> Case:
     L += ["[rank1]: " + x for x in tb(57, 43)]
     L += ["[rank0]: " + x for x in tb(88, 61)]
     tf = t0 + timedelta(seconds=74, microseconds=551000)
-    head = ['  File "/opt/venv/bin/accelerate", line 8, in <module>', "    sys.exit(main())",
-            f'  File "{site}/accelerate/commands/accelerate_cli.py", line 48, in main', "    args.func(args)",
-            f'  File "{site}/accelerate/commands/launch.py", line 1159, in launch_command', "    multi_gpu_launcher(args)",
-            f'  File "{site}/accelerate/commands/launch.py", line 793, in multi_gpu_launcher', "    distrib_run.run(args)"]
+    head = accelerate_launch_frames("/opt/venv/bin/accelerate", site, 48, 1159, "multi_gpu_launcher", 793)
     L += torchrun_fail("2.5", "glog", tf, agent, site, "", "/opt/venv/bin/python", "train_t5.py", "gpu-h200-02",
                        {"rank": 1, "local_rank": 1, "pid": 2299, "exitcode": 1, "time": tf}, [2298],
                        others=[{"rank": 0, "local_rank": 0, "pid": 2298, "exitcode": 1, "time": tf}], head_frames=head)
