@@ -350,3 +350,46 @@ def accelerate_launch_frames(accelerate_bin: str, site: str, cli: int, command: 
         if launcher != "simple_launcher":
             frames.append("    distrib_run.run(args)")
     return frames
+
+
+# nn.Module.__call__'s frames by torch minor version, (function, line, source): every `model(x)` in a traceback
+MODULE_CALL = {
+    "1.13": [("_call_impl", 1194, "return forward_call(*input, **kwargs)")],
+    "2.0": [("_call_impl", 1501, "return forward_call(*args, **kwargs)")],
+    "2.1": [
+        ("_wrapped_call_impl", 1518, "return self._call_impl(*args, **kwargs)"),
+        ("_call_impl", 1527, "return forward_call(*args, **kwargs)"),
+    ],
+    "2.2": [
+        ("_wrapped_call_impl", 1511, "return self._call_impl(*args, **kwargs)"),
+        ("_call_impl", 1520, "return forward_call(*args, **kwargs)"),
+    ],
+    "2.3": [
+        ("_wrapped_call_impl", 1532, "return self._call_impl(*args, **kwargs)"),
+        ("_call_impl", 1541, "return forward_call(*args, **kwargs)"),
+    ],
+    "2.4": [
+        ("_wrapped_call_impl", 1553, "return self._call_impl(*args, **kwargs)"),
+        ("_call_impl", 1562, "return forward_call(*args, **kwargs)"),
+    ],
+    "2.5": [
+        ("_wrapped_call_impl", 1736, "return self._call_impl(*args, **kwargs)"),
+        ("_call_impl", 1747, "return forward_call(*args, **kwargs)"),
+    ],
+    "2.6": [
+        ("_wrapped_call_impl", 1739, "return self._call_impl(*args, **kwargs)"),
+        ("_call_impl", 1750, "return forward_call(*args, **kwargs)"),
+    ],
+}
+
+
+def module_call_frames(site: str, torch_version: str, carets: bool = False) -> list[str]:
+    """The frames a call of an nn.Module adds to a traceback (torch's module.py, of that minor version);
+    `carets` adds the marks Python 3.11 and later print under each call."""
+    out = []
+    for fn, line, src in MODULE_CALL[torch_version]:
+        out += [f'  File "{site}/torch/nn/modules/module.py", line {line}, in {fn}', f"    {src}"]
+        if carets:
+            call = src.removeprefix("return ")
+            out.append(" " * (4 + len(src) - len(call)) + "^" * len(call))
+    return out

@@ -32,7 +32,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 
 
-from common import CASES_DIR, REPO, Case, RankExit, accelerate_launch_frames, elastic_launch_frames, parser, torchrun_child_failed_summary, torchrun_main_frames, write_all  # noqa: E402
+from common import CASES_DIR, REPO, Case, RankExit, accelerate_launch_frames, elastic_launch_frames, module_call_frames, parser, torchrun_child_failed_summary, torchrun_main_frames, write_all  # noqa: E402
 
 
 # --------------------------------------------------------------------------------------------------
@@ -2050,10 +2050,7 @@ def case_unused_lora_reentrant():
               "    loss = self.compute_loss(model, inputs)",
               f'  File "{site}/transformers/trainer.py", line 2758, in compute_loss',
               "    outputs = model(**inputs)",
-              f'  File "{site}/torch/nn/modules/module.py", line 1518, in _wrapped_call_impl',
-              "    return self._call_impl(*args, **kwargs)",
-              f'  File "{site}/torch/nn/modules/module.py", line 1527, in _call_impl',
-              "    return forward_call(*args, **kwargs)",
+              *module_call_frames(site, "2.1"),
               f'  File "{site}/torch/nn/parallel/distributed.py", line 1515, in forward',
               "    inputs, kwargs = self._pre_forward(*inputs, **kwargs)",
               f'  File "{site}/torch/nn/parallel/distributed.py", line 1409, in _pre_forward',
@@ -2155,10 +2152,7 @@ def case_unused_bert_pooler_detail():
               "    main()",
               '  File "/home/ubuntu/ner/train_ner.py", line 161, in main',
               "    logits = model(batch[\"input_ids\"], batch[\"attention_mask\"])",
-              f'  File "{site}/torch/nn/modules/module.py", line 1511, in _wrapped_call_impl',
-              "    return self._call_impl(*args, **kwargs)",
-              f'  File "{site}/torch/nn/modules/module.py", line 1520, in _call_impl',
-              "    return forward_call(*args, **kwargs)",
+              *module_call_frames(site, "2.2"),
               f'  File "{site}/torch/nn/parallel/distributed.py", line 1589, in forward',
               "    inputs, kwargs = self._pre_forward(*inputs, **kwargs)",
               f'  File "{site}/torch/nn/parallel/distributed.py", line 1480, in _pre_forward',
@@ -2525,22 +2519,13 @@ def case_fsdp_generate_weight_2d():
               "    return self.greedy_search(",
               f'  File "{site}/transformers/generation/utils.py", line 2579, in greedy_search',
               "    outputs = self(",
-              f'  File "{site}/torch/nn/modules/module.py", line 1518, in _wrapped_call_impl',
-              "    return self._call_impl(*args, **kwargs)",
-              f'  File "{site}/torch/nn/modules/module.py", line 1527, in _call_impl',
-              "    return forward_call(*args, **kwargs)",
+              *module_call_frames(site, "2.1"),
               f'  File "{site}/transformers/models/llama/modeling_llama.py", line 1181, in forward',
               "    outputs = self.model(",
-              f'  File "{site}/torch/nn/modules/module.py", line 1518, in _wrapped_call_impl',
-              "    return self._call_impl(*args, **kwargs)",
-              f'  File "{site}/torch/nn/modules/module.py", line 1527, in _call_impl',
-              "    return forward_call(*args, **kwargs)",
+              *module_call_frames(site, "2.1"),
               f'  File "{site}/transformers/models/llama/modeling_llama.py", line 1025, in forward',
               "    inputs_embeds = self.embed_tokens(input_ids)",
-              f'  File "{site}/torch/nn/modules/module.py", line 1518, in _wrapped_call_impl',
-              "    return self._call_impl(*args, **kwargs)",
-              f'  File "{site}/torch/nn/modules/module.py", line 1527, in _call_impl',
-              "    return forward_call(*args, **kwargs)",
+              *module_call_frames(site, "2.1"),
               f'  File "{site}/torch/nn/modules/sparse.py", line 162, in forward',
               "    return F.embedding(",
               f'  File "{site}/torch/nn/functional.py", line 2233, in embedding',

@@ -24,7 +24,7 @@ import random
 from datetime import datetime, timedelta
 
 
-from common import Collector, RankExit, accelerate_launch_frames, dedent, elastic_launch_frames, parser, torchrun_child_failed_summary, torchrun_main_frames  # noqa: E402
+from common import Collector, RankExit, accelerate_launch_frames, dedent, elastic_launch_frames, module_call_frames, parser, torchrun_child_failed_summary, torchrun_main_frames  # noqa: E402
 
 _cases = Collector()
 case = _cases.case
@@ -1993,16 +1993,10 @@ def compile_python_h_missing_02():
              "    loss = self.compute_loss(model, inputs)",
              f'  File "{site}/transformers/trainer.py", line 3059, in compute_loss',
              "    outputs = model(**inputs)",
-             f'  File "{site}/torch/nn/modules/module.py", line 1553, in _wrapped_call_impl',
-             "    return self._call_impl(*args, **kwargs)",
-             f'  File "{site}/torch/nn/modules/module.py", line 1562, in _call_impl',
-             "    return forward_call(*args, **kwargs)",
+             *module_call_frames(site, "2.4"),
              f'  File "{site}/torch/_dynamo/eval_frame.py", line 451, in _fn',
              "    return fn(*args, **kwargs)",
-             f'  File "{site}/torch/nn/modules/module.py", line 1553, in _wrapped_call_impl',
-             "    return self._call_impl(*args, **kwargs)",
-             f'  File "{site}/torch/nn/modules/module.py", line 1562, in _call_impl',
-             "    return forward_call(*args, **kwargs)",
+             *module_call_frames(site, "2.4"),
              f'  File "{site}/accelerate/utils/operations.py", line 822, in forward',
              "    return model_forward(*args, **kwargs)",
              f'  File "{site}/accelerate/utils/operations.py", line 810, in __call__',
@@ -2194,24 +2188,15 @@ def compile_inductor_cache_perm_srun_03():
           "    loss = train_step(model, batch, optimizer, scaler)",
           '  File "/home/svcml/vision/train_ddp.py", line 97, in train_step',
           "    logits = model(images)",
-          f'  File "{site}/torch/nn/modules/module.py", line 1518, in _wrapped_call_impl',
-          "    return self._call_impl(*args, **kwargs)",
-          f'  File "{site}/torch/nn/modules/module.py", line 1527, in _call_impl',
-          "    return forward_call(*args, **kwargs)",
+          *module_call_frames(site, "2.1"),
           f'  File "{site}/torch/_dynamo/eval_frame.py", line 328, in _fn',
           "    return fn(*args, **kwargs)",
-          f'  File "{site}/torch/nn/modules/module.py", line 1518, in _wrapped_call_impl',
-          "    return self._call_impl(*args, **kwargs)",
-          f'  File "{site}/torch/nn/modules/module.py", line 1527, in _call_impl',
-          "    return forward_call(*args, **kwargs)",
+          *module_call_frames(site, "2.1"),
           f'  File "{site}/torch/nn/parallel/distributed.py", line 1519, in forward',
           "    else self._run_ddp_forward(*inputs, **kwargs)",
           f'  File "{site}/torch/nn/parallel/distributed.py", line 1355, in _run_ddp_forward',
           "    return self.module(*inputs, **kwargs)  # type: ignore[index]",
-          f'  File "{site}/torch/nn/modules/module.py", line 1518, in _wrapped_call_impl',
-          "    return self._call_impl(*args, **kwargs)",
-          f'  File "{site}/torch/nn/modules/module.py", line 1527, in _call_impl',
-          "    return forward_call(*args, **kwargs)",
+          *module_call_frames(site, "2.1"),
           f'  File "{site}/torch/_dynamo/eval_frame.py", line 490, in catch_errors',
           "    return callback(frame, cache_entry, hooks, frame_state)",
           f'  File "{site}/torch/_dynamo/convert_frame.py", line 641, in _convert_frame',

@@ -26,7 +26,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 
 
-from common import Case, RankExit, accelerate_launch_frames, dedent, elastic_launch_frames, parser, torchrun_child_failed_summary, torchrun_main_frames, write_case  # noqa: E402
+from common import Case, RankExit, accelerate_launch_frames, dedent, elastic_launch_frames, module_call_frames, parser, torchrun_child_failed_summary, torchrun_main_frames, write_case  # noqa: E402
 
 
 def prefix(lines: str | list[str], pfx: str) -> str:
@@ -816,10 +816,7 @@ def case_cuda_oom_03() -> Case:
         "    loss, outputs = self.compute_loss(model, inputs, return_outputs=True)",
         f'  File "{site}/transformers/trainer.py", line 3338, in compute_loss',
         "    outputs = model(**inputs)",
-        f'  File "{site}/torch/nn/modules/module.py", line 1532, in _wrapped_call_impl',
-        "    return self._call_impl(*args, **kwargs)",
-        f'  File "{site}/torch/nn/modules/module.py", line 1541, in _call_impl',
-        "    return forward_call(*args, **kwargs)",
+        *module_call_frames(site, "2.3"),
         f'  File "{site}/accelerate/utils/operations.py", line 822, in forward',
         "    return model_forward(*args, **kwargs)",
         f'  File "{site}/accelerate/utils/operations.py", line 810, in __call__',
@@ -828,10 +825,7 @@ def case_cuda_oom_03() -> Case:
         "    return func(*args, **kwargs)",
         f'  File "{site}/peft/peft_model.py", line 1430, in forward',
         "    return self.base_model(",
-        f'  File "{site}/torch/nn/modules/module.py", line 1532, in _wrapped_call_impl',
-        "    return self._call_impl(*args, **kwargs)",
-        f'  File "{site}/torch/nn/modules/module.py", line 1541, in _call_impl',
-        "    return forward_call(*args, **kwargs)",
+        *module_call_frames(site, "2.3"),
         f'  File "{site}/peft/tuners/tuners_utils.py", line 179, in forward',
         "    return self.model.forward(*args, **kwargs)",
         f'  File "{site}/transformers/models/llama/modeling_llama.py", line 1174, in forward',
@@ -1418,17 +1412,13 @@ def case_leak_01() -> Case:
     for f, ln, fn, src in chain:
         L += [f'  File "{site}/{f}", line {ln}, in {fn}', f"    {src}"]
     L += [f'  File "{home}/seg/train_seg.py", line 97, in training_step', "    logits = self(x)",
-          f'  File "{site}/torch/nn/modules/module.py", line 1518, in _wrapped_call_impl', "    return self._call_impl(*args, **kwargs)",
-          f'  File "{site}/torch/nn/modules/module.py", line 1527, in _call_impl', "    return forward_call(*args, **kwargs)",
+          *module_call_frames(site, "2.1"),
           f'  File "{home}/seg/train_seg.py", line 84, in forward', "    return self.model(x)",
-          f'  File "{site}/torch/nn/modules/module.py", line 1518, in _wrapped_call_impl', "    return self._call_impl(*args, **kwargs)",
-          f'  File "{site}/torch/nn/modules/module.py", line 1527, in _call_impl', "    return forward_call(*args, **kwargs)",
+          *module_call_frames(site, "2.1"),
           f'  File "{site}/segmentation_models_pytorch/base/model.py", line 30, in forward', "    decoder_output = self.decoder(*features)",
-          f'  File "{site}/torch/nn/modules/module.py", line 1518, in _wrapped_call_impl', "    return self._call_impl(*args, **kwargs)",
-          f'  File "{site}/torch/nn/modules/module.py", line 1527, in _call_impl', "    return forward_call(*args, **kwargs)",
+          *module_call_frames(site, "2.1"),
           f'  File "{site}/segmentation_models_pytorch/decoders/unet/decoder.py", line 119, in forward', "    x = decoder_block(x, skip)",
-          f'  File "{site}/torch/nn/modules/module.py", line 1518, in _wrapped_call_impl', "    return self._call_impl(*args, **kwargs)",
-          f'  File "{site}/torch/nn/modules/module.py", line 1527, in _call_impl', "    return forward_call(*args, **kwargs)",
+          *module_call_frames(site, "2.1"),
           f'  File "{site}/segmentation_models_pytorch/decoders/unet/decoder.py", line 40, in forward', '    x = F.interpolate(x, scale_factor=2, mode="nearest")',
           f'  File "{site}/torch/nn/functional.py", line 3983, in interpolate', "    return torch._C._nn.upsample_nearest2d(input, output_size, scale_factors)",
           "torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 128.00 MiB. GPU 0 has a total capacty of "

@@ -29,7 +29,7 @@ from pathlib import Path
 
 
 import common  # noqa: E402
-from common import REPO, Case, RankExit, parser, torchrun_child_failed_summary, write_case  # noqa: E402
+from common import MODULE_CALL, REPO, Case, RankExit, parser, torchrun_child_failed_summary, write_case  # noqa: E402
 
 VENV_PY = REPO / ".venv" / "bin" / "python"
 VENV_TORCHRUN = REPO / ".venv" / "bin" / "torchrun"
@@ -83,36 +83,6 @@ def wandb_key(rng: random.Random) -> str:
 
 
 Frame = tuple[str, int, str, str]  # (file, line, function, source line)
-
-# nn.Module.__call__ frames by torch minor version: (function, line, source)
-MODULE_CALL = {
-    "1.13": [("_call_impl", 1194, "return forward_call(*input, **kwargs)")],
-    "2.0": [("_call_impl", 1501, "return forward_call(*args, **kwargs)")],
-    "2.1": [
-        ("_wrapped_call_impl", 1518, "return self._call_impl(*args, **kwargs)"),
-        ("_call_impl", 1527, "return forward_call(*args, **kwargs)"),
-    ],
-    "2.2": [
-        ("_wrapped_call_impl", 1511, "return self._call_impl(*args, **kwargs)"),
-        ("_call_impl", 1520, "return forward_call(*args, **kwargs)"),
-    ],
-    "2.3": [
-        ("_wrapped_call_impl", 1532, "return self._call_impl(*args, **kwargs)"),
-        ("_call_impl", 1541, "return forward_call(*args, **kwargs)"),
-    ],
-    "2.4": [
-        ("_wrapped_call_impl", 1553, "return self._call_impl(*args, **kwargs)"),
-        ("_call_impl", 1562, "return forward_call(*args, **kwargs)"),
-    ],
-    "2.5": [
-        ("_wrapped_call_impl", 1736, "return self._call_impl(*args, **kwargs)"),
-        ("_call_impl", 1747, "return forward_call(*args, **kwargs)"),
-    ],
-    "2.6": [
-        ("_wrapped_call_impl", 1739, "return self._call_impl(*args, **kwargs)"),
-        ("_call_impl", 1750, "return forward_call(*args, **kwargs)"),
-    ],
-}
 
 # Tensor.backward -> autograd.backward (-> graph._engine_run_backward from 2.4)
 BACKWARD_CALL = {
