@@ -181,6 +181,62 @@ class Clock:
         return self.tick(lo, hi).strftime("%m/%d/%Y %H:%M:%S")
 
 
+def collect_env_report(*, torch: str, cuda_build: str, os: str, gcc: str, libc: str, python: str, platform: str,
+                       cuda_runtime: str, devices: list[str], libs: list[str], cpu: list[str] | None = None,
+                       conda: list[str] | None = None, cmake: str = "version 3.27.9", cuda_available: bool = True,
+                       module_loading: str = "LAZY") -> list[str]:
+    """What `python -m torch.utils.collect_env` prints, in its order: the build, the OS and compilers, Python and
+    CUDA, then `devices` (the GPU models, the driver and cuDNN lines, which releases lay out differently), the
+    constant HIP/MIOpen/XNNPACK lines, `cpu` (lscpu's lines; torch 2.0 on) and the pip and conda packages
+    (`conda` None: no conda line at all)."""
+    lines = [
+        "Collecting environment information...",
+        f"PyTorch version: {torch}",
+        "Is debug build: False",
+        f"CUDA used to build PyTorch: {cuda_build}",
+        "ROCM used to build PyTorch: N/A",
+        "",
+        f"OS: {os}",
+        f"GCC version: {gcc}",
+        "Clang version: Could not collect",
+        f"CMake version: {cmake}",
+        f"Libc version: {libc}",
+        "",
+        f"Python version: {python}",
+        f"Python platform: {platform}",
+        f"Is CUDA available: {cuda_available}",
+        f"CUDA runtime version: {cuda_runtime}",
+        f"CUDA_MODULE_LOADING set to: {module_loading}",
+        *devices,
+        "HIP runtime version: N/A",
+        "MIOpen runtime version: N/A",
+        "Is XNNPACK available: True",
+        "",
+    ]
+    if cpu is not None:
+        lines += ["CPU:", *cpu, ""]
+    lines += ["Versions of relevant libraries:", *(f"[pip3] {x}" for x in libs)]
+    lines += [f"[conda] {x}" for x in conda or []]
+    return lines
+
+
+def pip_metadata_generation_failed() -> list[str]:
+    """pip's closing lines (pip 22.1 on) when a package's setup.py or build backend fails while pip prepares its
+    metadata: the end of the subprocess output and pip's own 'not a problem with pip' notes."""
+    return [
+        "      [end of output]",
+        "  ",
+        "  note: This error originates from a subprocess, and is likely not a problem with pip.",
+        "error: metadata-generation-failed",
+        "",
+        "× Encountered error while generating package metadata.",
+        "╰─> See above for output.",
+        "",
+        "note: This is an issue with the package mentioned above, not pip.",
+        "hint: See above for details.",
+    ]
+
+
 def ds_report_header(okay: str = "[OKAY]") -> list[str]:
     """The lines `ds_report` prints before its op table (DeepSpeed 0.9 on); `okay` is ninja's status as printed
     (with or without the terminal's colour codes)."""
@@ -352,42 +408,25 @@ def accelerate_launch_frames(accelerate_bin: str, site: str, cli: int, command: 
     return frames
 
 
-# nn.Module.__call__'s frames by torch minor version, (function, line, source): every `model(x)` in a traceback
-MODULE_CALL = {
-    "1.13": [("_call_impl", 1194, "return forward_call(*input, **kwargs)")],
-    "2.0": [("_call_impl", 1501, "return forward_call(*args, **kwargs)")],
-    "2.1": [
-        ("_wrapped_call_impl", 1518, "return self._call_impl(*args, **kwargs)"),
-        ("_call_impl", 1527, "return forward_call(*args, **kwargs)"),
-    ],
-    "2.2": [
-        ("_wrapped_call_impl", 1511, "return self._call_impl(*args, **kwargs)"),
-        ("_call_impl", 1520, "return forward_call(*args, **kwargs)"),
-    ],
-    "2.3": [
-        ("_wrapped_call_impl", 1532, "return self._call_impl(*args, **kwargs)"),
-        ("_call_impl", 1541, "return forward_call(*args, **kwargs)"),
-    ],
-    "2.4": [
-        ("_wrapped_call_impl", 1553, "return self._call_impl(*args, **kwargs)"),
-        ("_call_impl", 1562, "return forward_call(*args, **kwargs)"),
-    ],
-    "2.5": [
-        ("_wrapped_call_impl", 1736, "return self._call_impl(*args, **kwargs)"),
-        ("_call_impl", 1747, "return forward_call(*args, **kwargs)"),
-    ],
-    "2.6": [
-        ("_wrapped_call_impl", 1739, "return self._call_impl(*args, **kwargs)"),
-        ("_call_impl", 1750, "return forward_call(*args, **kwargs)"),
-    ],
-}
+# nn.Module.__call__'s lines in torch's module.py by minor version: (_wrapped_call_impl, _call_impl); before 2.1
+# __call__ was _call_impl itself
+MODULE_CALL_LINES = {"1.13": (None, 1194), "2.0": (None, 1501), "2.1": (1518, 1527), "2.2": (1511, 1520),
+                     "2.3": (1532, 1541), "2.4": (1553, 1562), "2.5": (1736, 1747), "2.6": (1739, 1750)}
+
+
+def module_call(torch_version: str) -> list[tuple[str, int, str]]:
+    """nn.Module.__call__'s frames in that torch minor version, as (function, line, source)."""
+    wrapped, call = MODULE_CALL_LINES[torch_version]
+    frames = [] if wrapped is None else [("_wrapped_call_impl", wrapped, "return self._call_impl(*args, **kwargs)")]
+    args = "*input" if torch_version == "1.13" else "*args"  # 1.13's forward took *input
+    return frames + [("_call_impl", call, f"return forward_call({args}, **kwargs)")]
 
 
 def module_call_frames(site: str, torch_version: str, carets: bool = False) -> list[str]:
     """The frames a call of an nn.Module adds to a traceback (torch's module.py, of that minor version);
     `carets` adds the marks Python 3.11 and later print under each call."""
     out = []
-    for fn, line, src in MODULE_CALL[torch_version]:
+    for fn, line, src in module_call(torch_version):
         out += [f'  File "{site}/torch/nn/modules/module.py", line {line}, in {fn}', f"    {src}"]
         if carets:
             call = src.removeprefix("return ")

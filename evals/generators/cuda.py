@@ -186,68 +186,6 @@ def nvidia_smi(when: datetime, driver: str, cuda: str, gpus: list[Gpu], procs: l
 # python -m torch.utils.collect_env
 
 
-def collect_env(torch_v: str, cuda: str | None, gpus: list[str], driver: str | None, py: str = "3.10.12",
-                os_name: str = "Ubuntu 22.04.3 LTS (x86_64)", gcc: str = "(Ubuntu 11.4.0-1ubuntu1~22.04) 11.4.0",
-                glibc: str = "2.35", kernel: str = "5.15.0-105-generic", cudnn: str | None = None,
-                cpu: str = "Intel(R) Xeon(R) Platinum 8480+", libs: list[str] | None = None,
-                cuda_available: bool = True) -> str:
-    lines = [
-        "Collecting environment information...",
-        f"PyTorch version: {torch_v}",
-        "Is debug build: False",
-        f"CUDA used to build PyTorch: {cuda or 'None'}",
-        "ROCM used to build PyTorch: N/A",
-        "",
-        f"OS: {os_name}",
-        f"GCC version: {gcc}",
-        "Clang version: Could not collect",
-        "CMake version: version 3.27.9",
-        f"Libc version: glibc-{glibc}",
-        "",
-        f"Python version: {py} (main, Nov 20 2023, 15:14:05) [GCC 11.4.0] (64-bit runtime)",
-        f"Python platform: Linux-{kernel}-x86_64-with-glibc{glibc}",
-        f"Is CUDA available: {cuda_available}",
-        f"CUDA runtime version: {cuda + '.105' if cuda else 'No CUDA'}",
-        "CUDA_MODULE_LOADING set to: " + ("LAZY" if cuda and cuda_available else "N/A"),
-    ]
-    if gpus:
-        lines.append("GPU models and configuration: ")
-        lines += [f"GPU {i}: {g}" for i, g in enumerate(gpus)]
-        lines.append("")
-    else:
-        lines.append("GPU models and configuration: " + ("Could not collect" if cuda else "No CUDA"))
-    lines.append(f"Nvidia driver version: {driver or ('Could not collect' if cuda else 'No CUDA')}")
-    if cudnn:
-        lines += ["cuDNN version: Probably one of the following:"] + [
-            f"/usr/lib/x86_64-linux-gnu/libcudnn{s}.so.{cudnn}" for s in ("", "_adv_infer", "_adv_train", "_cnn_infer", "_cnn_train", "_ops_infer", "_ops_train")
-        ]
-    else:
-        lines.append("cuDNN version: " + ("Could not collect" if cuda else "No CUDA"))
-    lines += [
-        "HIP runtime version: N/A",
-        "MIOpen runtime version: N/A",
-        "Is XNNPACK available: True",
-        "",
-        "CPU:",
-        "Architecture:                       x86_64",
-        "CPU op-mode(s):                     32-bit, 64-bit",
-        "Address sizes:                      52 bits physical, 57 bits virtual",
-        "Byte Order:                         Little Endian",
-        "CPU(s):                             224",
-        "On-line CPU(s) list:                0-223",
-        "Vendor ID:                          GenuineIntel",
-        f"Model name:                         {cpu}",
-        "Thread(s) per core:                 2",
-        "Core(s) per socket:                 56",
-        "Socket(s):                          2",
-        "",
-        "Versions of relevant libraries:",
-    ]
-    lines += [f"[pip3] {x}" for x in (libs or [])]
-    lines.append("[conda] Could not collect")
-    return "\n".join(lines) + "\n"
-
-
 # --------------------------------------------------------------------------------------------------
 # DeepSpeed
 
@@ -364,29 +302,6 @@ def child_failed(script: str, when: datetime, host: str, failures: list[tuple[in
 
 # --------------------------------------------------------------------------------------------------
 # NCCL INFO noise
-
-
-def nccl_init(rank: int, host: str, pid: int, nranks: int, version: str, cuda: str, rng: random.Random,
-              ib: bool = False, pre: str = "", local: int | None = None, busid: str | None = None) -> str:
-    local = rank if local is None else local
-    tag = f"{host}:{pid}:{pid}"
-    lines = []
-    if rank == 0:
-        lines.append(f"{tag} [{local}] NCCL INFO Bootstrap : Using {'ibp12s0' if ib else 'eth0'}:10.{rng.randrange(1, 50)}.{rng.randrange(256)}.{rng.randrange(2, 250)}<0>")
-        lines.append(f"{tag} [{local}] NCCL INFO NET/Plugin : dlerror=libnccl-net.so: cannot open shared object file: No such file or directory No plugin found (libnccl-net.so), using internal implementation")
-        lines.append(f"{tag} [{local}] NCCL INFO cudaDriverVersion {rng.choice(['12020', '12040', '12030'])}")
-        lines.append(f"NCCL version {version}+cuda{cuda}")
-    if ib:
-        lines.append(f"{tag} [{local}] NCCL INFO NET/IB : Using [0]mlx5_0:1/IB [1]mlx5_3:1/IB [2]mlx5_4:1/IB [3]mlx5_5:1/IB [RO]; OOB ibp12s0:10.12.4.{rng.randrange(10, 40)}<0>")
-        lines.append(f"{tag} [{local}] NCCL INFO Using network IB")
-    else:
-        lines.append(f"{tag} [{local}] NCCL INFO NET/Socket : Using [0]eth0:172.31.{rng.randrange(256)}.{rng.randrange(2, 250)}<0>")
-        lines.append(f"{tag} [{local}] NCCL INFO Using network Socket")
-    bus = busid or f"{0x18 + 0x20 * local:x}000"
-    lines.append(f"{tag} [{local}] NCCL INFO comm 0x{rng.randrange(0x55d000000000, 0x55dfffffffff):x} rank {rank} nranks {nranks} cudaDev {local} nvmlDev {local} busId {bus} commId 0x{rng.randrange(1 << 63):x} - Init START")
-    lines.append(f"{tag} [{local}] NCCL INFO Setting affinity for GPU {local} to ffffffff,ffffffff,00000000,00000000")
-    lines.append(f"{tag} [{local}] NCCL INFO comm 0x{rng.randrange(0x55d000000000, 0x55dfffffffff):x} rank {rank} nranks {nranks} cudaDev {local} nvmlDev {local} busId {bus} commId 0x{rng.randrange(1 << 63):x} - Init COMPLETE")
-    return prefix("\n".join(lines), pre) if pre else "\n".join(lines) + "\n"
 
 
 # --------------------------------------------------------------------------------------------------

@@ -91,14 +91,6 @@ def fake_aws_secret(rng):
     return rand_token(rng, 40, ALNUM + "+/")
 
 
-def fake_ghp(rng):
-    return "ghp_" + rand_token(rng, 36, ALNUM)
-
-
-def prefix_lines(text: str, prefix: str) -> list[str]:
-    return [prefix + ln for ln in text.splitlines()]
-
-
 def interleave(blocks: list[list[str]], rng: random.Random, lo: int = 1, hi: int = 4) -> list[str]:
     """Merge several processes' output the way a shared stdout/stderr does: in small runs of lines."""
     idx = [0] * len(blocks)
@@ -201,42 +193,6 @@ def nvidia_smi(rng: random.Random, gpu: str, n: int, driver: str, cuda: str, whe
     return lines
 
 
-def collect_env(torch_v: str, cuda_v: str, gpu: str, n: int, driver: str, py: str, os_name: str, gcc: str,
-                extra_pip: list[str], cudnn: str = "8.9.2", nvcc: str | None = None, cmake="3.27.9") -> list[str]:
-    gpus = "\n".join(f"GPU {i}: {gpu}" for i in range(n))
-    nvcc_line = f"CUDA runtime version: {nvcc}" if nvcc else "CUDA runtime version: Could not collect"
-    pip = "\n".join(f"[pip3] {p}" for p in extra_pip)
-    return f"""Collecting environment information...
-PyTorch version: {torch_v}+cu{cuda_v.replace('.', '')}
-Is debug build: False
-CUDA used to build PyTorch: {cuda_v}
-ROCM used to build PyTorch: N/A
-
-OS: {os_name} (x86_64)
-GCC version: {gcc}
-Clang version: Could not collect
-CMake version: version {cmake}
-Libc version: glibc-2.35
-
-Python version: {py} (main, Nov 20 2023, 15:14:05) [GCC 11.4.0] (64-bit runtime)
-Python platform: Linux-5.15.0-91-generic-x86_64-with-glibc2.35
-Is CUDA available: True
-{nvcc_line}
-CUDA_MODULE_LOADING set to: LAZY
-GPU models and configuration:
-{gpus}
-
-Nvidia driver version: {driver}
-cuDNN version: Probably one of the following:
-/usr/lib/x86_64-linux-gnu/libcudnn.so.{cudnn}
-HIP runtime version: N/A
-MIOpen runtime version: N/A
-Is XNNPACK available: True
-
-Versions of relevant libraries:
-{pip}""".splitlines()
-
-
 def ds_report(ds_v: str, torch_v: str, cuda_v: str, nvcc: str, site: str, py: str, installed: dict[str, str],
               cuda_home: str | None = "/usr/local/cuda", with_async_warn: bool = True,
               gcc_arch_note: bool = False) -> list[str]:
@@ -291,11 +247,6 @@ def nccl_init_lines(host: str, pid: int, rank: int, nranks: int, nccl: str, cuda
     lines.append(f"{host}:{pid}:{t} [{dev}] NCCL INFO Using network {net}")
     lines.append(f"{host}:{pid}:{t} [{dev}] NCCL INFO comm 0x{0x55d0c3a0 + rank * 0x1f30:x} rank {rank} nranks {nranks} cudaDev {dev} nvmlDev {dev} busId {busid} commId 0x{0x3b7e9a1c5d2f4e60:x} - Init START")
     return lines
-
-
-def nccl_init_done(host: str, pid: int, rank: int, dev: int) -> str:
-    return f"{host}:{pid}:{pid + 87} [{dev}] NCCL INFO comm 0x{0x55d0c3a0 + rank * 0x1f30:x} rank {rank} nranks - localRanks - localRank {dev} - Init COMPLETE".replace(
-        "nranks - localRanks - ", "")
 
 
 # --------------------------------------------------------------------------------------------------
@@ -1497,10 +1448,6 @@ def watchdog_21(rank: int, seq: int, op: str, numel_in: int, numel_out: int, ran
             f"[E ProcessGroupNCCL.cpp:916] [Rank {rank}] NCCL watchdog thread terminated with exception: {msg}",
             "terminate called after throwing an instance of 'std::runtime_error'",
             f"  what():  [Rank {rank}] NCCL watchdog thread terminated with exception: {msg}"]
-
-
-def hf_train_head_21(site: str, script: str, frames_user) -> list[tuple]:
-    return list(frames_user) + [(f"{site}/transformers/trainer.py", 1537, "train", "return inner_training_loop(")]
 
 
 def case_z3_rank0_callback_watchdog() -> Case:

@@ -68,10 +68,6 @@ def aws_secret(r):
     return fake_token(r, "", 40, ALNUM + "/+")
 
 
-def ghp_token(r):
-    return fake_token(r, "ghp_", 36, ALNUM)
-
-
 class Clock:
     """A wall clock that only moves forward; formats in the styles launchers use."""
 
@@ -108,10 +104,6 @@ class Clock:
 
     def hms(self):
         return self.t.strftime("%H:%M:%S")
-
-
-def prefix_lines(text: str, prefix: str) -> str:
-    return "\n".join(prefix + ln if ln or prefix.strip() else ln for ln in text.split("\n"))
 
 
 def dedent(s: str) -> str:
@@ -246,10 +238,6 @@ def collect_env(torch_v: str, cuda: str, gpu: str, n: int, driver: str, py: str 
     """) + "\n" + "\n".join(f"[pip3] {p}" for p in pip) + ("\n[conda] Could not collect" if not conda else "")
 
 
-def pip_freeze(pkgs: dict[str, str]) -> str:
-    return "\n".join(f"{k}=={v}" for k, v in sorted(pkgs.items(), key=lambda kv: kv[0].lower()))
-
-
 def hf_args_dump(args: dict) -> str:
     """The TrainingArguments repr HF Trainer logs at INFO (one field per line)."""
     lines = ["TrainingArguments("]
@@ -257,17 +245,6 @@ def hf_args_dump(args: dict) -> str:
         lines.append(f"{k}={args[k]},")
     lines.append(")")
     return "\n".join(lines)
-
-
-def tqdm_bar(step: int, total: int, elapsed_s: float, rate: float, width: int = 10) -> str:
-    frac = step / total
-    filled = int(frac * width)
-    parts = " ▏▎▍▌▋▊▉"
-    rem = int((frac * width - filled) * 8)
-    bar = "█" * filled + (parts[rem] if filled < width else "") + " " * max(0, width - filled - 1)
-    bar = bar[:width]
-    remaining = (total - step) / rate if rate > 0 else 0
-    return f"{int(frac * 100):3d}%|{bar}| {step}/{total} [{fmt_dur(elapsed_s)}<{fmt_dur(remaining)}, {1 / rate if rate < 1 else rate:.2f}{'s/it' if rate < 1 else 'it/s'}]"
 
 
 def fmt_dur(s: float) -> str:
@@ -1577,9 +1554,6 @@ def case_network_ds_multinode_hard():
 # ==================================================================================================
 # torchrun-child-failed
 # ==================================================================================================
-
-def info113(msg):
-    return msg
 
 
 def case_child_restarts_113():

@@ -24,7 +24,7 @@ import random
 from datetime import datetime, timedelta
 
 
-from common import Collector, RankExit, accelerate_launch_frames, dedent, elastic_launch_frames, module_call_frames, parser, torchrun_child_failed_summary, torchrun_main_frames  # noqa: E402
+from common import Collector, RankExit, accelerate_launch_frames, collect_env_report, dedent, elastic_launch_frames, module_call_frames, parser, pip_metadata_generation_failed, torchrun_child_failed_summary, torchrun_main_frames  # noqa: E402
 
 _cases = Collector()
 case = _cases.case
@@ -164,41 +164,16 @@ def collect_env(torch_v: str, cuda_build: str, os_name: str, gcc: str, libc: str
                 platform: str, cuda_runtime: str, gpus: list[str], driver: str, cudnn: str, cpu: str,
                 libs: list[str], conda: list[str] | None = None, cmake: str = "version 3.27.9",
                 cuda_available: bool = True) -> str:
-    lines = ["Collecting environment information...",
-             f"PyTorch version: {torch_v}",
-             "Is debug build: False",
-             f"CUDA used to build PyTorch: {cuda_build}",
-             "ROCM used to build PyTorch: N/A",
-             "",
-             f"OS: {os_name}",
-             f"GCC version: {gcc}",
-             "Clang version: Could not collect",
-             f"CMake version: {cmake}",
-             f"Libc version: {libc}",
-             "",
-             f"Python version: {py} {py_build} (64-bit runtime)",
-             f"Python platform: {platform}",
-             f"Is CUDA available: {cuda_available}",
-             f"CUDA runtime version: {cuda_runtime}",
-             "CUDA_MODULE_LOADING set to: LAZY",
-             "GPU models and configuration: "]
+    """collect_env's report; one GPU is named on the label's line, several follow it."""
     if len(gpus) == 1:
-        lines[-1] = f"GPU models and configuration: GPU 0: {gpus[0]}"
+        devices = [f"GPU models and configuration: GPU 0: {gpus[0]}"]
     else:
-        lines += [f"GPU {i}: {g}" for i, g in enumerate(gpus)]
-    lines += [f"Nvidia driver version: {driver}",
-              "cuDNN version: " + cudnn,
-              "HIP runtime version: N/A",
-              "MIOpen runtime version: N/A",
-              "Is XNNPACK available: True",
-              "",
-              "CPU:"] + cpu.splitlines() + ["", "Versions of relevant libraries:"]
-    lines += [f"[pip3] {x}" for x in libs]
-    if conda:
-        lines += [f"[conda] {x}" for x in conda]
-    else:
-        lines.append("[conda] Could not collect")
-    return "\n".join(lines)
+        devices = ["GPU models and configuration: ", *(f"GPU {i}: {g}" for i, g in enumerate(gpus))]
+    devices += [f"Nvidia driver version: {driver}", "cuDNN version: " + cudnn]
+    return "\n".join(collect_env_report(
+        torch=torch_v, cuda_build=cuda_build, os=os_name, gcc=gcc, cmake=cmake, libc=libc, python=f"{py} {py_build} (64-bit runtime)",
+        platform=platform, cuda_available=cuda_available, cuda_runtime=cuda_runtime, devices=devices, cpu=cpu.splitlines(),
+        libs=libs, conda=conda or ["Could not collect"]))
 
 
 def lscpu(model: str, sockets: int, cores: int, threads: int = 2, mhz: str = "3500.0000") -> str:
@@ -266,22 +241,6 @@ def pip_freeze_list(pkgs: list[tuple[str, str]]) -> list[str]:
     return out
 
 
-def rank_prefix(style: str, rank: int, width: int = 1) -> str:
-    if style == "default":
-        return f"[default{rank}]:"
-    if style == "rank":
-        return f"[rank{rank}]:"
-    if style == "tee":
-        return f"{rank}:"
-    if style == "srun":
-        return f"{rank:>{width}}: "
-    return ""
-
-
-def prefix_lines(prefix: str, text: str) -> list[str]:
-    return [prefix + ln for ln in text.split("\n")]
-
-
 def hex_token(rng: random.Random, n: int) -> str:
     return "".join(rng.choice("0123456789abcdef") for _ in range(n))
 
@@ -309,29 +268,6 @@ def hf_loss_dict(rng, loss, lr, epoch, grad_norm=True):
         gn = float(f"{rng.uniform(0.3, 1.6):.8g}")
         return "{'loss': %s, 'grad_norm': %r, 'learning_rate': %r, 'epoch': %r}" % (round(loss, 4), gn, lr, round(epoch, 2))
     return "{'loss': %s, 'learning_rate': %r, 'epoch': %r}" % (round(loss, 4), lr, round(epoch, 2))
-
-
-def nccl_init(prefix_fn, host: str, ranks: list[int], nccl: str, cuda: str, clock: Clock, nnodes_ib: bool, pids: dict,
-              busids: list[str], nranks: int) -> list[str]:
-    out = []
-    for r in ranks:
-        pid = pids[r]
-        lr = r % 8
-        p = prefix_fn(r)
-        if r == 0:
-            out.append(f"{p}{host}:{pid}:{pid} [{lr}] NCCL INFO Bootstrap : Using eth0:10.4.{r // 8}.{11 + r // 8}<0>")
-            out.append(f"{p}{host}:{pid}:{pid} [{lr}] NCCL INFO NET/Plugin : dlerror=libnccl-net.so: cannot open shared object file: No such file or directory No plugin found (libnccl-net.so), using internal implementation")
-            out.append(f"{p}{host}:{pid}:{pid} [{lr}] NCCL INFO cudaDriverVersion 12020")
-            out.append(f"{p}NCCL version {nccl}+cuda{cuda}")
-        tid = pid + 187 + lr
-        if nnodes_ib:
-            out.append(f"{p}{host}:{pid}:{tid} [{lr}] NCCL INFO NET/IB : Using [0]mlx5_0:1/IB [1]mlx5_1:1/IB [2]mlx5_2:1/IB [3]mlx5_3:1/IB ; OOB eth0:10.4.{r // 8}.{11 + r // 8}<0>")
-            out.append(f"{p}{host}:{pid}:{tid} [{lr}] NCCL INFO Using network IB")
-        else:
-            out.append(f"{p}{host}:{pid}:{tid} [{lr}] NCCL INFO NET/Socket : Using [0]eth0:10.4.0.11<0>")
-            out.append(f"{p}{host}:{pid}:{tid} [{lr}] NCCL INFO Using network Socket")
-        out.append(f"{p}{host}:{pid}:{tid} [{lr}] NCCL INFO comm 0x{0x55d0a1f3c000 + r * 0x1a40:x} rank {r} nranks {nranks} cudaDev {lr} nvmlDev {lr} busId {busids[lr][4:].lower()} commId 0x7c1e5a4b9d3f2e01 - Init START")
-    return out
 
 
 # ================================================================================================================
@@ -871,16 +807,7 @@ def cvm_deepspeed_ci_117_02():
            "op_builder.builder.CUDAMismatchException: >- DeepSpeed Op Builder: Installed CUDA version 11.7 does not match the version torch was compiled with 12.1, unable to compile cuda/cpp extensions without a matching cuda version."]
     lines.append(f"  ╰─> [{len(out)} lines of output]")
     lines += ["      " + ln for ln in out]
-    lines += ["      [end of output]",
-              "  ",
-              "  note: This error originates from a subprocess, and is likely not a problem with pip.",
-              "error: metadata-generation-failed",
-              "",
-              "× Encountered error while generating package metadata.",
-              "╰─> See above for output.",
-              "",
-              "note: This is an issue with the package mentioned above, not pip.",
-              "hint: See above for details.",
+    lines += [*pip_metadata_generation_failed(),
               "Cleaning up project directory and file based variables",
               "ERROR: Job failed: exit code 1"]
     write_case("cuda-version-mismatch-build-deepspeed-ci-02", dict(
@@ -947,16 +874,7 @@ def cvm_flashattn_apt_nvcc_03():
            "RuntimeError: FlashAttention is only supported on CUDA 11.6 and above.  Note: make sure nvcc has a supported version by running nvcc -V."]
     lines.append(f"  ╰─> [{len(out)} lines of output]")
     lines += [("      " + ln) if ln else "      " for ln in out]
-    lines += ["      [end of output]",
-              "  ",
-              "  note: This error originates from a subprocess, and is likely not a problem with pip.",
-              "error: metadata-generation-failed",
-              "",
-              "× Encountered error while generating package metadata.",
-              "╰─> See above for output.",
-              "",
-              "note: This is an issue with the package mentioned above, not pip.",
-              "hint: See above for details.",
+    lines += [*pip_metadata_generation_failed(),
               "(venv) azureuser@ft-a100-vm:~$ "]
     write_case("cuda-version-mismatch-build-flashattn-apt-nvcc-03", dict(
         label="cuda-version-mismatch-build", difficulty="hard",

@@ -27,7 +27,7 @@ import string
 from datetime import datetime, timedelta
 
 
-from common import Collector, RankExit, accelerate_launch_frames, dedent, ds_report_header, elastic_launch_frames, parser, torchrun_child_failed_summary, torchrun_main_frames  # noqa: E402
+from common import Collector, RankExit, accelerate_launch_frames, collect_env_report, dedent, ds_report_header, elastic_launch_frames, parser, torchrun_child_failed_summary, torchrun_main_frames  # noqa: E402
 
 _cases = Collector()
 case = _cases.case
@@ -64,10 +64,6 @@ def aws_secret(r):
     return _tok(r, 40, string.ascii_letters + string.digits + "+/")
 
 
-def ghp_token(r):
-    return "ghp_" + _tok(r, 36)
-
-
 # ---------------------------------------------------------------- clocks and prefixes
 
 class Clock:
@@ -100,10 +96,6 @@ class Clock:
 
     def ctime(self) -> str:
         return self.t.strftime("%a %b %d %H:%M:%S %Y")
-
-
-def prefix_lines(text: str, prefix: str) -> str:
-    return "\n".join(prefix + ln for ln in text.split("\n"))
 
 
 def tv(torch_v: str) -> tuple[int, int]:
@@ -276,39 +268,11 @@ def nvidia_smi(when: str, driver: str, gpus: list[dict], procs: list[tuple] | No
 def collect_env(torch_v: str, cuda: str, cuda_rt: str, os_name: str, gcc: str, libc: str, py: str, py_build: str,
                 kernel: str, gpus: list[str], driver: str, cudnn: str, pip: dict[str, str], cpu: str,
                 cores: int) -> str:
-    out = [
-        "Collecting environment information...",
-        f"PyTorch version: {torch_v}+cu{cuda.replace('.', '')}",
-        "Is debug build: False",
-        f"CUDA used to build PyTorch: {cuda}",
-        "ROCM used to build PyTorch: N/A",
-        "",
-        f"OS: {os_name} (x86_64)",
-        f"GCC version: {gcc}",
-        "Clang version: Could not collect",
-        "CMake version: version 3.27.9",
-        f"Libc version: glibc-{libc}",
-        "",
-        f"Python version: {py} {py_build} (64-bit runtime)",
-        f"Python platform: Linux-{kernel}-x86_64-with-glibc{libc}",
-        "Is CUDA available: True",
-        f"CUDA runtime version: {cuda_rt}",
-        "CUDA_MODULE_LOADING set to: LAZY",
-        "GPU models and configuration: ",
-    ]
-    out += [f"GPU {i}: NVIDIA {g}" for i, g in enumerate(gpus)]
-    out += [
-        "",
-        f"Nvidia driver version: {driver}",
-        "cuDNN version: Probably one of the following:",
-        f"/usr/lib/x86_64-linux-gnu/libcudnn.so.{cudnn}",
-        f"/usr/lib/x86_64-linux-gnu/libcudnn_adv_infer.so.{cudnn}",
-        f"/usr/lib/x86_64-linux-gnu/libcudnn_cnn_infer.so.{cudnn}",
-        "HIP runtime version: N/A",
-        "MIOpen runtime version: N/A",
-        "Is XNNPACK available: True",
-        "",
-        "CPU:",
+    """collect_env's report for a pip-installed torch."""
+    devices = ["GPU models and configuration: ", *(f"GPU {i}: NVIDIA {g}" for i, g in enumerate(gpus)), "",
+               f"Nvidia driver version: {driver}", "cuDNN version: Probably one of the following:",
+               *(f"/usr/lib/x86_64-linux-gnu/libcudnn{lib}.so.{cudnn}" for lib in ("", "_adv_infer", "_cnn_infer"))]
+    cpu_lines = [
         "Architecture:                       x86_64",
         "CPU op-mode(s):                     32-bit, 64-bit",
         "Byte Order:                         Little Endian",
@@ -316,12 +280,11 @@ def collect_env(torch_v: str, cuda: str, cuda_rt: str, os_name: str, gcc: str, l
         f"Model name:                         {cpu}",
         "Thread(s) per core:                 2",
         "NUMA node(s):                       2",
-        "",
-        "Versions of relevant libraries:",
     ]
-    out += [f"[pip3] {k}=={v}" for k, v in pip.items()]
-    out.append("[conda] Could not collect")
-    return J(out)
+    return J(collect_env_report(
+        torch=f"{torch_v}+cu{cuda.replace('.', '')}", cuda_build=cuda, os=f"{os_name} (x86_64)", gcc=gcc, libc=f"glibc-{libc}",
+        python=f"{py} {py_build} (64-bit runtime)", platform=f"Linux-{kernel}-x86_64-with-glibc{libc}", cuda_runtime=cuda_rt,
+        devices=devices, cpu=cpu_lines, libs=[f"{k}=={v}" for k, v in pip.items()], conda=["Could not collect"]))
 
 
 def ds_report(ds_v: str, torch_v: str, cuda: str, site: str, shm: str, installed: set[str] = frozenset()) -> str:

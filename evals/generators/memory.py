@@ -29,12 +29,6 @@ from pathlib import Path
 from common import Case, RankExit, accelerate_launch_frames, dedent, elastic_launch_frames, module_call_frames, parser, torchrun_child_failed_summary, torchrun_main_frames, write_case  # noqa: E402
 
 
-def prefix(lines: str | list[str], pfx: str) -> str:
-    if isinstance(lines, str):
-        lines = lines.split("\n")
-    return "\n".join(pfx + ln for ln in lines)
-
-
 # --------------------------------------------------------------------------------------------------
 # noise helpers
 # --------------------------------------------------------------------------------------------------
@@ -146,57 +140,6 @@ def nvidia_smi(date: str, driver: str, cuda: str, gpu: str, n: int, rng: random.
     return "\n".join(out)
 
 
-def collect_env(torch_v: str, cuda: str, cuda_runtime: str, py: str, py_build: str, os_name: str, gcc: str,
-                glibc: str, kernel: str, gpus: list[str], driver: str, cudnn: str, libs: list[str],
-                cpu_model: str, ncpu: int) -> str:
-    gl = "\n".join(f"GPU {i}: {g}" for i, g in enumerate(gpus)) if len(gpus) > 1 else gpus[0]
-    return dedent(f"""
-Collecting environment information...
-PyTorch version: {torch_v}
-Is debug build: False
-CUDA used to build PyTorch: {cuda}
-ROCM used to build PyTorch: N/A
-
-OS: {os_name} (x86_64)
-GCC version: {gcc}
-Clang version: Could not collect
-CMake version: version 3.27.9
-Libc version: glibc-{glibc}
-
-Python version: {py} ({py_build}) [GCC 11.4.0] (64-bit runtime)
-Python platform: Linux-{kernel}-x86_64-with-glibc{glibc}
-Is CUDA available: True
-CUDA runtime version: {cuda_runtime}
-CUDA_MODULE_LOADING set to: LAZY
-GPU models and configuration: {gl if len(gpus) == 1 else ''}
-""") + ("\n" + gl if len(gpus) > 1 else "") + "\n" + dedent(f"""
-Nvidia driver version: {driver}
-cuDNN version: Probably one of the following:
-/usr/lib/x86_64-linux-gnu/libcudnn.so.{cudnn}
-/usr/lib/x86_64-linux-gnu/libcudnn_adv_infer.so.{cudnn}
-/usr/lib/x86_64-linux-gnu/libcudnn_cnn_infer.so.{cudnn}
-/usr/lib/x86_64-linux-gnu/libcudnn_ops_infer.so.{cudnn}
-HIP runtime version: N/A
-MIOpen runtime version: N/A
-Is XNNPACK available: True
-
-CPU:
-Architecture:                       x86_64
-CPU op-mode(s):                     32-bit, 64-bit
-Address sizes:                      46 bits physical, 57 bits virtual
-Byte Order:                         Little Endian
-CPU(s):                             {ncpu}
-On-line CPU(s) list:                0-{ncpu - 1}
-Vendor ID:                          GenuineIntel
-Model name:                         {cpu_model}
-Thread(s) per core:                 2
-Socket(s):                          2
-NUMA node(s):                       2
-
-Versions of relevant libraries:
-""") + "\n" + "\n".join(f"[pip3] {x}" for x in libs) + "\n[conda] Could not collect"
-
-
 def ds_report(torch_v: str, torch_cuda: str, ds_v: str, nvcc: str, site: str, shm: str | None = None) -> str:
     lines = dedent(f"""
 --------------------------------------------------
@@ -284,46 +227,6 @@ def hf_train_header(num_examples: int, epochs: int, bs: int, total_bs: int, accu
 """)
 
 
-def nccl_init_lines(host: str, pid: int, tid: int, rank: int, nranks: int, local: int, ver: str, iface: str,
-                    ip: str, ib: bool, bus_id: str, comm: str, commid: str, rng: random.Random,
-                    channels: int = 24) -> list[str]:
-    p = f"{host}:{pid}:{pid} [{local}] NCCL INFO "
-    q = f"{host}:{pid}:{tid} [{local}] NCCL INFO "
-    out = [
-        p + f"Bootstrap : Using {iface}:{ip}<0>",
-        p + "NET/Plugin : Plugin load (libnccl-net.so) returned 2 : libnccl-net.so: cannot open shared object file: No such file or directory",
-        p + "NET/Plugin : No plugin found, using internal implementation",
-        p + f"cudaDriverVersion {rng.choice(['12020', '12020'])}",
-    ]
-    if rank == 0:
-        out.append(p + f"NCCL version {ver}")
-    if ib:
-        out.append(q + f"NET/IB : Using [0]mlx5_0:1/IB [1]mlx5_1:1/IB [2]mlx5_2:1/IB [3]mlx5_3:1/IB ; OOB {iface}:{ip}<0>")
-        out.append(q + "Using network IB")
-    else:
-        out.append(q + "NET/IB : No device found.")
-        out.append(q + f"NET/Socket : Using [0]{iface}:{ip}<0>")
-        out.append(q + "Using network Socket")
-    out += [
-        q + f"comm {comm} rank {rank} nranks {nranks} cudaDev {local} busId {bus_id} - Init START",
-        q + f"Setting affinity for GPU {local} to {'ffffffff,ffff0000,00000000' if local >= 4 else '0000ffff,ffffffff'}",
-    ]
-    if rank == 0:
-        out.append(q + f"Channel 00/{channels:02d} :    " + "   ".join(str(i) for i in range(nranks)))
-        out.append(q + f"Channel 01/{channels:02d} :    " + "   ".join(str(i) for i in range(nranks)))
-    nxt = (rank + 1) % nranks
-    out += [
-        q + f"Trees [0] {nxt}/-1/-1->{rank}->{(rank - 1) % nranks} [1] {nxt}/-1/-1->{rank}->{(rank - 1) % nranks}",
-        q + f"Channel 00/0 : {rank}[{bus_id}] -> {nxt}[{bus_id}] via P2P/IPC",
-        q + "Connected all rings",
-        q + "Connected all trees",
-        q + "threadThresholds 8/8/64 | 64/8/64 | 512 | 512",
-        q + f"{channels} coll channels, 0 nvls channels, 32 p2p channels, 32 p2p channels per peer",
-        q + f"comm {comm} rank {rank} nranks {nranks} cudaDev {local} busId {bus_id} commId {commid} - Init COMPLETE",
-    ]
-    return out
-
-
 def pip_list(pkgs: list[tuple[str, str]]) -> str:
     w = max(len(p) for p, _ in pkgs) + 2
     lines = ["Package".ljust(w) + "Version", "-" * (w - 1) + " " + "-" * 14]
@@ -341,10 +244,6 @@ def ds_ts(t: datetime) -> str:
 
 def glog_ts(t: datetime, pid: int, level: str = "W") -> str:
     return f"{level}{t.strftime('%m%d %H:%M:%S')}.{t.microsecond:06d} {pid}"
-
-
-def hf_ts(t: datetime) -> str:
-    return t.strftime("%m/%d/%Y %H:%M:%S")
 
 
 def fake_token(rng: random.Random, alphabet: str, n: int) -> str:

@@ -29,7 +29,7 @@ from pathlib import Path
 
 
 import common  # noqa: E402
-from common import MODULE_CALL, REPO, Case, RankExit, parser, torchrun_child_failed_summary, write_case  # noqa: E402
+from common import REPO, Case, RankExit, collect_env_report, module_call, parser, torchrun_child_failed_summary, write_case  # noqa: E402
 
 VENV_PY = REPO / ".venv" / "bin" / "python"
 VENV_TORCHRUN = REPO / ".venv" / "bin" / "torchrun"
@@ -116,7 +116,7 @@ BACKWARD_CALL = {
 
 
 def module_frames(site: str, ver: str) -> list[Frame]:
-    return [(f"{site}/torch/nn/modules/module.py", ln, fn, src) for fn, ln, src in MODULE_CALL[ver]]
+    return [(f"{site}/torch/nn/modules/module.py", ln, fn, src) for fn, ln, src in module_call(ver)]
 
 
 def backward_frames(site: str, ver: str) -> list[Frame]:
@@ -255,43 +255,14 @@ def nvidia_smi(gpus: list[tuple[str, str, int]], driver: str, cuda_max: str, rng
 def collect_env(torch_ver: str, cuda: str, gpus: list[str], driver: str, python: str, os_name: str,
                 extra_pip: list[str], cudnn: str = "8.9.2", cuda_runtime: str | None = None,
                 cpu: str = "AMD EPYC 7R13 Processor") -> list[str]:
+    """collect_env's report for a pip-installed torch on an AWS AMD host (Ubuntu 22.04 or 20.04)."""
     tag = "cu" + cuda.replace(".", "")
-    pyshort = ".".join(python.split(".")[:2])
     glibc = "2.35" if "22.04" in os_name else "2.31"
     gcc = "(Ubuntu 11.4.0-1ubuntu1~22.04) 11.4.0" if "22.04" in os_name else "(Ubuntu 9.4.0-1ubuntu1~20.04.2) 9.4.0"
-    out = [
-        "Collecting environment information...",
-        f"PyTorch version: {torch_ver}+{tag}",
-        "Is debug build: False",
-        f"CUDA used to build PyTorch: {cuda}",
-        "ROCM used to build PyTorch: N/A",
-        "",
-        f"OS: {os_name} (x86_64)",
-        f"GCC version: {gcc}",
-        "Clang version: Could not collect",
-        "CMake version: version 3.27.9",
-        f"Libc version: glibc-{glibc}",
-        "",
-        f"Python version: {python} (main, Nov 20 2023, 15:14:05) [GCC 11.4.0] (64-bit runtime)",
-        f"Python platform: Linux-5.15.0-1051-aws-x86_64-with-glibc{glibc}",
-        "Is CUDA available: True",
-        f"CUDA runtime version: {cuda_runtime or cuda + '.105'}",
-        "CUDA_MODULE_LOADING set to: LAZY",
-        "GPU models and configuration: ",
-    ]
-    out += [f"GPU {i}: NVIDIA {g}" for i, g in enumerate(gpus)]
-    out += [
-        "",
-        f"Nvidia driver version: {driver}",
-        "cuDNN version: Probably one of the following:",
-        f"/usr/lib/x86_64-linux-gnu/libcudnn.so.{cudnn}",
-        f"/usr/lib/x86_64-linux-gnu/libcudnn_adv_infer.so.{cudnn}",
-        f"/usr/lib/x86_64-linux-gnu/libcudnn_ops_infer.so.{cudnn}",
-        "HIP runtime version: N/A",
-        "MIOpen runtime version: N/A",
-        "Is XNNPACK available: True",
-        "",
-        "CPU:",
+    devices = ["GPU models and configuration: ", *(f"GPU {i}: NVIDIA {g}" for i, g in enumerate(gpus)), "",
+               f"Nvidia driver version: {driver}", "cuDNN version: Probably one of the following:",
+               *(f"/usr/lib/x86_64-linux-gnu/libcudnn{lib}.so.{cudnn}" for lib in ("", "_adv_infer", "_ops_infer"))]
+    cpu_lines = [
         "Architecture:                       x86_64",
         "CPU op-mode(s):                     32-bit, 64-bit",
         "Address sizes:                      48 bits physical, 48 bits virtual",
@@ -303,13 +274,12 @@ def collect_env(torch_ver: str, cuda: str, gpus: list[str], driver: str, python:
         "Thread(s) per core:                 2",
         "Core(s) per socket:                 48",
         "Socket(s):                          1",
-        "",
-        "Versions of relevant libraries:",
     ]
-    out += [f"[pip3] {p}" for p in extra_pip]
-    out += [f"[pip3] torch=={torch_ver}", "[conda] Could not collect"]
-    _ = pyshort
-    return out
+    return collect_env_report(
+        torch=f"{torch_ver}+{tag}", cuda_build=cuda, os=f"{os_name} (x86_64)", gcc=gcc, libc=f"glibc-{glibc}",
+        python=f"{python} (main, Nov 20 2023, 15:14:05) [GCC 11.4.0] (64-bit runtime)",
+        platform=f"Linux-5.15.0-1051-aws-x86_64-with-glibc{glibc}", cuda_runtime=cuda_runtime or cuda + ".105",
+        devices=devices, cpu=cpu_lines, libs=[*extra_pip, f"torch=={torch_ver}"], conda=["Could not collect"])
 
 
 def pip_list(pkgs: list[tuple[str, str]]) -> list[str]:
