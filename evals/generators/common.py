@@ -300,6 +300,38 @@ def vllm_engine_client_frames(site: str) -> str:
     return "\n".join(lines) + "\n"
 
 
+def vllm_model_config_frames(site: str) -> str:
+    """The frames vLLM 0.11 prints when its EngineArgs build the ModelConfig and pydantic rejects it (arg_utils'
+    create_engine_config and create_model_config, pydantic's dataclass __init__), as Python 3.12 prints them."""
+    lines = [
+        f'  File "{site}/vllm/engine/arg_utils.py", line 1142, in create_engine_config',
+        "    model_config = self.create_model_config()",
+        "                   ^^^^^^^^^^^^^^^^^^^^^^^^^^",
+        f'  File "{site}/vllm/engine/arg_utils.py", line 994, in create_model_config',
+        "    return ModelConfig(",
+        "           ^^^^^^^^^^^^",
+        f'  File "{site}/pydantic/_internal/_dataclasses.py", line 121, in __init__',
+        "    s.__pydantic_validator__.validate_python(ArgsKwargs(args, kwargs), self_instance=s)",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def lightning_fit_frames(site: str, fit: int, handle: int, launch: int, fit_impl: int) -> list[str]:
+    """The frames Lightning 2.x's Trainer.fit prints down to _fit_impl when a launcher runs it (the
+    subprocess-script launcher of DDP and DeepSpeed under torchrun or Lightning's own spawning); the line numbers
+    are the release's."""
+    return [
+        f'  File "{site}/lightning/pytorch/trainer/trainer.py", line {fit}, in fit',
+        "    call._call_and_handle_interrupt(",
+        f'  File "{site}/lightning/pytorch/trainer/call.py", line {handle}, in _call_and_handle_interrupt',
+        "    return trainer.strategy.launcher.launch(trainer_fn, *args, trainer=trainer, **kwargs)",
+        f'  File "{site}/lightning/pytorch/strategies/launchers/subprocess_script.py", line {launch}, in launch',
+        "    return function(*args, **kwargs)",
+        f'  File "{site}/lightning/pytorch/trainer/trainer.py", line {fit_impl}, in _fit_impl',
+        "    self._run(model, ckpt_path=ckpt_path)",
+    ]
+
+
 def torchrun_main_frames(site: str, wrapper: int | str, main: int | str) -> list[str]:
     """The first frames of torchrun's own traceback below its entry script: the `record` wrapper of
     elastic's errors module, then run.py's main(); the line numbers are the release's."""

@@ -32,7 +32,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 
 
-from common import CASES_DIR, REPO, Case, RankExit, accelerate_launch_frames, elastic_launch_frames, module_call_frames, parser, torchrun_child_failed_summary, torchrun_main_frames, write_all  # noqa: E402
+from common import CASES_DIR, REPO, Case, RankExit, accelerate_launch_frames, elastic_launch_frames, lightning_fit_frames, module_call_frames, parser, torchrun_child_failed_summary, torchrun_main_frames, write_all  # noqa: E402
 
 
 # --------------------------------------------------------------------------------------------------
@@ -2291,14 +2291,7 @@ def case_twice_lightning():
           "    _run_app(",
           '  File "/home/skim/mae/pretrain_mae.py", line 81, in main',
           "    trainer.fit(model, datamodule=dm)",
-          f'  File "{site}/lightning/pytorch/trainer/trainer.py", line 544, in fit',
-          "    call._call_and_handle_interrupt(",
-          f'  File "{site}/lightning/pytorch/trainer/call.py", line 43, in _call_and_handle_interrupt',
-          "    return trainer.strategy.launcher.launch(trainer_fn, *args, trainer=trainer, **kwargs)",
-          f'  File "{site}/lightning/pytorch/strategies/launchers/subprocess_script.py", line 102, in launch',
-          "    return function(*args, **kwargs)",
-          f'  File "{site}/lightning/pytorch/trainer/trainer.py", line 580, in _fit_impl',
-          "    self._run(model, ckpt_path=ckpt_path)",
+          *lightning_fit_frames(site, 544, 43, 102, 580),
           f'  File "{site}/lightning/pytorch/trainer/trainer.py", line 989, in _run',
           "    results = self._run_stage()",
           f'  File "{site}/lightning/pytorch/trainer/trainer.py", line 1035, in _run_stage',

@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import Case, RankExit, block, parser, prefix, torchrun_child_failed_summary, vllm_engine_client_frames, write_all  # noqa: E402  (case writer, text, the launcher summary)
+from common import Case, RankExit, block, lightning_fit_frames, parser, prefix, torchrun_child_failed_summary, vllm_engine_client_frames, vllm_model_config_frames, write_all  # noqa: E402  (case writer, text, the launcher summary)
 
 CASES: list[Case] = []
 
@@ -54,15 +54,7 @@ def vllm_unsupported_arch_llava_original_k8s() -> Case:
             args.dispatch_function(args)
           File "{site}/vllm/entrypoints/cli/serve.py", line 57, in cmd
             uvloop.run(run_server(args))
-        """) + vllm_engine_client_frames(site) + block(f"""
-          File "{site}/vllm/engine/arg_utils.py", line 1142, in create_engine_config
-            model_config = self.create_model_config()
-                           ^^^^^^^^^^^^^^^^^^^^^^^^^^
-          File "{site}/vllm/engine/arg_utils.py", line 994, in create_model_config
-            return ModelConfig(
-                   ^^^^^^^^^^^^
-          File "{site}/pydantic/_internal/_dataclasses.py", line 121, in __init__
-            s.__pydantic_validator__.validate_python(ArgsKwargs(args, kwargs), self_instance=s)
+        """) + vllm_engine_client_frames(site) + vllm_model_config_frames(site) + block(f"""
         pydantic_core._pydantic_core.ValidationError: 1 validation error for ModelConfig
           Value error, Model architectures ['LlavaLlamaForCausalLM'] are not supported for now. Supported architectures: dict_keys(['ApertusForCausalLM', 'AquilaModel', 'AquilaForCausalLM', 'ArceeForCausalLM', 'ArcticForCausalLM', 'MiniMaxForCausalLM', 'MiniMaxText01ForCausalLM', 'MiniMaxM1ForCausalLM', 'BaiChuanForCausalLM', 'BaichuanForCausalLM', 'BailingMoeForCausalLM', 'BailingMoeV2ForCausalLM', 'BambaForCausalLM', 'BloomForCausalLM', 'ChatGLMModel', 'ChatGLMForConditionalGeneration', 'CohereForCausalLM', 'Cohere2ForCausalLM', 'CwmForCausalLM', 'DbrxForCausalLM', 'DeciLMForCausalLM', 'DeepseekForCausalLM', 'DeepseekV2ForCausalLM', 'DeepseekV3ForCausalLM', 'Ernie4_5ForCausalLM', 'Ernie4_5_MoeForCausalLM', 'ExaoneForCausalLM', 'FalconForCausalLM', 'Fairseq2LlamaForCausalLM', 'GemmaForCausalLM', 'Gemma2ForCausalLM', 'Gemma3ForCausalLM', 'GlmForCausalLM', 'Glm4ForCausalLM', 'GPT2LMHeadModel', 'GPTBigCodeForCausalLM', 'GPTJForCausalLM', 'GPTNeoXForCausalLM', 'GraniteForCausalLM', 'GraniteMoeForCausalLM', 'InternLMForCausalLM', 'InternLM2ForCausalLM', 'JambaForCausalLM', 'LlamaForCausalLM', 'LLaMAForCausalLM', 'MistralForCausalLM', 'MixtralForCausalLM', 'MptForCausalLM', 'NemotronForCausalLM', 'OlmoForCausalLM', 'OPTForCausalLM', 'OrionForCausalLM', 'PhiForCausalLM', 'Phi3ForCausalLM', 'Qwen2ForCausalLM', 'Qwen2MoeForCausalLM', 'Qwen3ForCausalLM', 'Qwen3MoeForCausalLM', 'StableLmForCausalLM', 'Starcoder2ForCausalLM', 'LlavaForConditionalGeneration', 'LlavaNextForConditionalGeneration', 'LlavaNextVideoForConditionalGeneration', 'LlavaOnevisionForConditionalGeneration', 'Qwen2VLForConditionalGeneration', 'Qwen2_5_VLForConditionalGeneration', 'TransformersForCausalLM', 'TransformersForMultimodalLM']) [type=value_error, input_value=ArgsKwargs((), {{'model': ...rocessor_plugin': None}}), input_type=ArgsKwargs]
             For further information visit https://errors.pydantic.dev/2.11/v/value_error
@@ -313,14 +305,7 @@ def vllm_max_len_llama2_long_eval_slurm() -> Case:
           File "{site}/vllm/v1/engine/llm_engine.py", line 173, in from_engine_args
             vllm_config = engine_args.create_engine_config(usage_context)
                           ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
-          File "{site}/vllm/engine/arg_utils.py", line 1142, in create_engine_config
-            model_config = self.create_model_config()
-                           ^^^^^^^^^^^^^^^^^^^^^^^^^^
-          File "{site}/vllm/engine/arg_utils.py", line 994, in create_model_config
-            return ModelConfig(
-                   ^^^^^^^^^^^^
-          File "{site}/pydantic/_internal/_dataclasses.py", line 121, in __init__
-            s.__pydantic_validator__.validate_python(ArgsKwargs(args, kwargs), self_instance=s)
+        """) + vllm_model_config_frames(site) + block(f"""
         pydantic_core._pydantic_core.ValidationError: 1 validation error for ModelConfig
           Value error, User-specified max_model_len (16384) is greater than the derived max_model_len (max_position_embeddings=4096 or model_max_length=None in model's config.json). To allow overriding this maximum, set the env var VLLM_ALLOW_LONG_MAX_MODEL_LEN=1. VLLM_ALLOW_LONG_MAX_MODEL_LEN must be used with extreme caution. If the model uses relative position encoding (RoPE), positions exceeding derived_max_model_len lead to nan. If the model uses absolute position encoding, positions exceeding derived_max_model_len will cause a CUDA array out-of-bounds error. [type=value_error, input_value=ArgsKwargs((), {{'model': ...rocessor_plugin': None}}), input_type=ArgsKwargs]
             For further information visit https://errors.pydantic.dev/2.11/v/value_error
@@ -482,14 +467,7 @@ def deepspeed_offload_lightning_bnb_deepspeed_launcher() -> Case:
         Traceback (most recent call last):
           File "/home/ylin/proj/pretrain.py", line 118, in <module>
             trainer.fit(model, datamodule=dm)
-          File "{site}/lightning/pytorch/trainer/trainer.py", line 561, in fit
-            call._call_and_handle_interrupt(
-          File "{site}/lightning/pytorch/trainer/call.py", line 47, in _call_and_handle_interrupt
-            return trainer.strategy.launcher.launch(trainer_fn, *args, trainer=trainer, **kwargs)
-          File "{site}/lightning/pytorch/strategies/launchers/subprocess_script.py", line 105, in launch
-            return function(*args, **kwargs)
-          File "{site}/lightning/pytorch/trainer/trainer.py", line 599, in _fit_impl
-            self._run(model, ckpt_path=ckpt_path)
+        """) + "\n".join(lightning_fit_frames(site, 561, 47, 105, 599)) + "\n" + block(f"""
           File "{site}/lightning/pytorch/trainer/trainer.py", line 988, in _run
             self.strategy.setup(self)
           File "{site}/lightning/pytorch/strategies/deepspeed.py", line 356, in setup
@@ -675,14 +653,7 @@ def wandb_init_timeout_hpc_no_internet_lightning() -> Case:
             main()
           File "/gpfs/u/home/rjones/unet3d/train.py", line 84, in main
             trainer.fit(model, datamodule=dm)
-          File "{site}/lightning/pytorch/trainer/trainer.py", line 538, in fit
-            call._call_and_handle_interrupt(
-          File "{site}/lightning/pytorch/trainer/call.py", line 46, in _call_and_handle_interrupt
-            return trainer.strategy.launcher.launch(trainer_fn, *args, trainer=trainer, **kwargs)
-          File "{site}/lightning/pytorch/strategies/launchers/subprocess_script.py", line 105, in launch
-            return function(*args, **kwargs)
-          File "{site}/lightning/pytorch/trainer/trainer.py", line 574, in _fit_impl
-            self._run(model, ckpt_path=ckpt_path)
+        """) + "\n".join(lightning_fit_frames(site, 538, 46, 105, 574)) + "\n" + block(f"""
           File "{site}/lightning/pytorch/trainer/trainer.py", line 957, in _run
             _log_hyperparams(self)
           File "{site}/lightning/pytorch/loggers/utilities.py", line 93, in _log_hyperparams
@@ -929,14 +900,7 @@ def megatron_nemo2_world_size_one_node() -> Case:
             return train(
           File "{site}/nemo/collections/llm/api.py", line 107, in train
             trainer.fit(model, data)
-          File "{site}/lightning/pytorch/trainer/trainer.py", line 561, in fit
-            call._call_and_handle_interrupt(
-          File "{site}/lightning/pytorch/trainer/call.py", line 47, in _call_and_handle_interrupt
-            return trainer.strategy.launcher.launch(trainer_fn, *args, trainer=trainer, **kwargs)
-          File "{site}/lightning/pytorch/strategies/launchers/subprocess_script.py", line 105, in launch
-            return function(*args, **kwargs)
-          File "{site}/lightning/pytorch/trainer/trainer.py", line 599, in _fit_impl
-            self._run(model, ckpt_path=ckpt_path)
+        """) + "\n".join(lightning_fit_frames(site, 561, 47, 105, 599)) + "\n" + block(f"""
           File "{site}/lightning/pytorch/trainer/trainer.py", line 969, in _run
             self.strategy.setup_environment()
           File "{site}/lightning/pytorch/strategies/ddp.py", line 154, in setup_environment
