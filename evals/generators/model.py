@@ -29,7 +29,7 @@ from pathlib import Path
 
 
 import common  # noqa: E402
-from common import REPO, Case, RankExit, collect_env_report, module_call, parser, torchrun_child_failed_summary, write_case  # noqa: E402
+from common import REPO, Case, RankExit, accelerate_launch_frames, collect_env_report, elastic_launch_frames, module_call, parser, torchrun_child_failed_summary, write_case  # noqa: E402
 
 VENV_PY = REPO / ".venv" / "bin" / "python"
 VENV_TORCHRUN = REPO / ".venv" / "bin" / "torchrun"
@@ -384,9 +384,12 @@ def torchrun_header(clock: Clock, pid: int, torch_ver: str) -> list[str]:
 
 def torchrun_child_failed(script: str, root: RankExit, others: list[RankExit], site: str, clock: Clock,
                           agent_pid: int, python_bin: str, torch_ver: str, sigterm_pids: list[int],
-                          launcher_bin: str | None = None) -> list[str]:
+                          launcher_bin: str | None = None,
+                          accelerate: tuple[str, int, int, int] | None = None) -> list[str]:
     """The elastic agent's SIGTERM lines, its error line and the ChildFailedError block (torch <= 2.5 layout:
-    ranks the agent terminated itself are not listed as failures)."""
+    ranks the agent terminated itself are not listed as failures). Given `accelerate` (its console script and the
+    line numbers of accelerate_cli's main, launch_command and multi_gpu_launcher), the traceback is that of
+    `accelerate launch`, which runs torch.distributed.run in its own process."""
     style = elastic_style(torch_ver)
     mod = "torch.distributed.elastic.multiprocessing.api"
     out = []
@@ -401,6 +404,12 @@ def torchrun_child_failed(script: str, root: RankExit, others: list[RankExit], s
                  "2.3": (347, 879, 870, 132, 263), "2.4": (348, 901, 892, 133, 264),
                  "2.5": (355, 919, 910, 138, 269)}
     w, m, r, c, la = run_lines[torch_ver]
+    if accelerate is not None:
+        acc_bin, cli, command, launcher_line = accelerate
+        out += ["Traceback (most recent call last):",
+                *accelerate_launch_frames(acc_bin, site, cli, command, "multi_gpu_launcher", launcher_line),
+                *elastic_launch_frames(site, r, c, la), "torch.distributed.elastic.multiprocessing.errors.ChildFailedError: "]
+        return out + torchrun_child_failed_summary(script, root, others)
     if launcher_bin is None:
         launcher_bin = "/usr/local/bin/torchrun" if "dist-packages" in site else f"{site.split('/lib/')[0]}/bin/torchrun"
     out += traceback([
@@ -1254,21 +1263,8 @@ def fp8_unsupported_accelerate_a10g() -> Case:
     root = RankExit(2, 2, pids[2], 1, clock.elastic(), "ip-172-31-20-117")
     others = [RankExit(0, 0, pids[0], 1, clock.elastic(), "ip-172-31-20-117"),
               RankExit(1, 1, pids[1], 1, clock.elastic(), "ip-172-31-20-117")]
-    fail = torchrun_child_failed("train_clm.py", root, others, site, clock, agent, "/home/ubuntu/.venv/bin/python3",
-                                 "2.3", [pids[3]])
-    # accelerate's own frames sit on top of torch.distributed.run
-    cut = fail.index("Traceback (most recent call last):")
-    acc = traceback([
-        ("/home/ubuntu/.venv/bin/accelerate", 8, "<module>", "sys.exit(main())"),
-        (f"{site}/accelerate/commands/accelerate_cli.py", 46, "main", "args.func(args)"),
-        (f"{site}/accelerate/commands/launch.py", 1073, "launch_command", "multi_gpu_launcher(args)"),
-        (f"{site}/accelerate/commands/launch.py", 718, "multi_gpu_launcher", "distrib_run.run(args)"),
-        (f"{site}/torch/distributed/run.py", 870, "run", "elastic_launch("),
-        (f"{site}/torch/distributed/launcher/api.py", 132, "__call__", "return launch_agent(self._config, self._entrypoint, list(args))"),
-        (f"{site}/torch/distributed/launcher/api.py", 263, "launch_agent", "raise ChildFailedError("),
-    ], "torch.distributed.elastic.multiprocessing.errors.ChildFailedError: ")
-    end = fail.index("============================================================")
-    lines += fail[:cut] + acc + fail[end:]
+    lines += torchrun_child_failed("train_clm.py", root, others, site, clock, agent, "/home/ubuntu/.venv/bin/python3", "2.3", [pids[3]],
+                                   accelerate=("/home/ubuntu/.venv/bin/accelerate", 46, 1073, 718))
     return new_case(
         "fp8-unsupported-gpu-accelerate-a10g-02", "fp8-unsupported-gpu", "medium",
         "accelerate launch --mixed_precision fp8 on a 4x A10G instance; Transformer Engine's fp8_autocast asserts "
@@ -2148,19 +2144,8 @@ def no_grad_fn_peft_accelerate() -> Case:
     clock.advance(7.3)
     root = RankExit(0, 0, 6671, 1, clock.elastic(), "trn-a100-2x")
     others = [RankExit(1, 1, 6672, 1, clock.elastic(), "trn-a100-2x")]
-    fail = torchrun_child_failed("run_sft.py", root, others, site, clock, 6650, "/opt/conda/bin/python", "2.1", [])
-    cut = fail.index("Traceback (most recent call last):")
-    end = fail.index("============================================================")
-    acc = traceback([
-        ("/opt/conda/bin/accelerate", 8, "<module>", "sys.exit(main())"),
-        (f"{site}/accelerate/commands/accelerate_cli.py", 47, "main", "args.func(args)"),
-        (f"{site}/accelerate/commands/launch.py", 985, "launch_command", "multi_gpu_launcher(args)"),
-        (f"{site}/accelerate/commands/launch.py", 654, "multi_gpu_launcher", "distrib_run.run(args)"),
-        (f"{site}/torch/distributed/run.py", 797, "run", "elastic_launch("),
-        (f"{site}/torch/distributed/launcher/api.py", 134, "__call__", "return launch_agent(self._config, self._entrypoint, list(args))"),
-        (f"{site}/torch/distributed/launcher/api.py", 264, "launch_agent", "raise ChildFailedError("),
-    ], "torch.distributed.elastic.multiprocessing.errors.ChildFailedError: ")
-    lines += fail[:cut] + acc + fail[end:]
+    lines += torchrun_child_failed("run_sft.py", root, others, site, clock, 6650, "/opt/conda/bin/python", "2.1", [],
+                                   accelerate=("/opt/conda/bin/accelerate", 47, 985, 654))
     return new_case(
         "autograd-no-grad-fn-peft-accelerate-03", "autograd-no-grad-fn", "medium",
         "accelerate launch (2x A100-40GB) HF Trainer LoRA fine-tune with gradient_checkpointing and reentrant "
@@ -3139,19 +3124,8 @@ def corrupt_safetensors_accelerate() -> Case:
     clock.advance(2.5)
     root = RankExit(1, 1, agent + 15, 1, clock.elastic(), "ci-gpu-l4-03")
     others = [RankExit(0, 0, agent + 14, 1, clock.elastic(), "ci-gpu-l4-03")]
-    fail = torchrun_child_failed("eval_harness.py", root, others, site, clock, agent, "/opt/conda/bin/python", "2.3", [])
-    cut = fail.index("Traceback (most recent call last):")
-    end = fail.index("============================================================")
-    acc = traceback([
-        ("/opt/conda/bin/accelerate", 8, "<module>", "sys.exit(main())"),
-        (f"{site}/accelerate/commands/accelerate_cli.py", 46, "main", "args.func(args)"),
-        (f"{site}/accelerate/commands/launch.py", 1073, "launch_command", "multi_gpu_launcher(args)"),
-        (f"{site}/accelerate/commands/launch.py", 718, "multi_gpu_launcher", "distrib_run.run(args)"),
-        (f"{site}/torch/distributed/run.py", 870, "run", "elastic_launch("),
-        (f"{site}/torch/distributed/launcher/api.py", 132, "__call__", "return launch_agent(self._config, self._entrypoint, list(args))"),
-        (f"{site}/torch/distributed/launcher/api.py", 263, "launch_agent", "raise ChildFailedError("),
-    ], "torch.distributed.elastic.multiprocessing.errors.ChildFailedError: ")
-    lines += fail[:cut] + acc + fail[end:]
+    lines += torchrun_child_failed("eval_harness.py", root, others, site, clock, agent, "/opt/conda/bin/python", "2.3", [],
+                                   accelerate=("/opt/conda/bin/accelerate", 46, 1073, 718))
     lines += ["Build step 'Execute shell' marked build as failure", "Finished: FAILURE"]
     return new_case(
         "checkpoint-corrupt-safetensors-sync-accelerate-03", "checkpoint-corrupt", "medium",
