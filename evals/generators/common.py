@@ -237,6 +237,30 @@ def pip_metadata_generation_failed() -> list[str]:
     ]
 
 
+# nvidia-smi's column heads: drivers before 530 print the narrow table (79 columns), 530 and later the wide one
+SMI_HEADS_NARROW = [
+    "| GPU  Name        Persistence-M| Bus-Id        Disp.A | Volatile Uncorr. ECC |",
+    "| Fan  Temp  Perf  Pwr:Usage/Cap|         Memory-Usage | GPU-Util  Compute M. |",
+    "|                               |                      |               MIG M. |",
+]
+SMI_HEADS_WIDE = [
+    "| GPU  Name                 Persistence-M | Bus-Id        Disp.A | Volatile Uncorr. ECC |",
+    "| Fan  Temp   Perf          Pwr:Usage/Cap |         Memory-Usage | GPU-Util  Compute M. |",
+    "|                                         |                      |               MIG M. |",
+]
+# and the heads of its processes table, in the same two widths
+SMI_PROCESSES_NARROW = [
+    "| Processes:                                                                  |",
+    "|  GPU   GI   CI        PID   Type   Process name                  GPU Memory |",
+    "|        ID   ID                                                   Usage      |",
+]
+SMI_PROCESSES_WIDE = [
+    "| Processes:                                                                            |",
+    "|  GPU   GI   CI        PID   Type   Process name                            GPU Memory |",
+    "|        ID   ID                                                             Usage      |",
+]
+
+
 def ds_report_header(okay: str = "[OKAY]") -> list[str]:
     """The lines `ds_report` prints before its op table (DeepSpeed 0.9 on); `okay` is ninja's status as printed
     (with or without the terminal's colour codes)."""

@@ -21,7 +21,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 
 
-from common import Case, Clock, RankExit, accelerate_launch_frames, block, ds_report_header, elastic_launch_frames, parser, prefix, torchrun_child_failed_summary, torchrun_main_frames, write_all  # noqa: E402
+from common import SMI_HEADS_NARROW, SMI_PROCESSES_WIDE, Case, Clock, RankExit, accelerate_launch_frames, block, ds_report_header, elastic_launch_frames, parser, prefix, torchrun_child_failed_summary, torchrun_main_frames, write_all  # noqa: E402
 
 
 def hexaddr(rng: random.Random, base: int = 0x7F00_0000_0000) -> str:
@@ -122,9 +122,7 @@ def nvidia_smi(when: datetime, driver: str, cuda: str, gpus: list[Gpu], procs: l
             "+" + "-" * (width - 2) + "+",
             f"| NVIDIA-SMI {driver:<12} Driver Version: {driver:<12} CUDA Version: {cuda:<9}|",
             "|" + "-" * w1 + "+" + "-" * w2 + "+" + "-" * 22 + "+",
-            "| GPU  Name        Persistence-M| Bus-Id        Disp.A | Volatile Uncorr. ECC |",
-            "| Fan  Temp  Perf  Pwr:Usage/Cap|         Memory-Usage | GPU-Util  Compute M. |",
-            "|                               |                      |               MIG M. |",
+            *SMI_HEADS_NARROW,
             "|" + "=" * w1 + "+" + "=" * w2 + "+" + "=" * 22 + "|",
         ]
         sep = "+" + "-" * w1 + "+" + "-" * w2 + "+" + "-" * 22 + "+"
@@ -2975,9 +2973,7 @@ def launch_windows_tdr() -> Case:
         "+-----------------------------------------+----------------------+----------------------+",
         "",
         "+---------------------------------------------------------------------------------------+",
-        "| Processes:                                                                            |",
-        "|  GPU   GI   CI        PID   Type   Process name                            GPU Memory |",
-        "|        ID   ID                                                             Usage      |",
+        *SMI_PROCESSES_WIDE,
         "|=======================================================================================|",
         "|    0   N/A  N/A      1428    C+G   C:\\Windows\\explorer.exe                    N/A      |",
         "|    0   N/A  N/A      6120    C+G   ...oogle\\Chrome\\Application\\chrome.exe    N/A      |",

@@ -23,7 +23,7 @@ import string
 import zlib
 
 import common  # noqa: E402
-from common import Case, RankExit, ds_report_header, parser, torchrun_child_failed_summary, write_case  # noqa: E402
+from common import SMI_HEADS_WIDE, SMI_PROCESSES_WIDE, Case, RankExit, ds_report_header, parser, torchrun_child_failed_summary, write_case  # noqa: E402
 
 
 class Clock(common.Clock):
@@ -145,9 +145,7 @@ def nvidia_smi(rng: random.Random, gpu: str, n: int, driver: str, cuda: str, whe
         "+---------------------------------------------------------------------------------------+",
         "|" + f" NVIDIA-SMI {driver:<22}Driver Version: {driver:<15}CUDA Version: {cuda:<8}".ljust(87) + "|",
         "|-----------------------------------------+----------------------+----------------------+",
-        "| GPU  Name                 Persistence-M | Bus-Id        Disp.A | Volatile Uncorr. ECC |",
-        "| Fan  Temp   Perf          Pwr:Usage/Cap |         Memory-Usage | GPU-Util  Compute M. |",
-        "|                                         |                      |               MIG M. |",
+        *SMI_HEADS_WIDE,
         "|=========================================+======================+======================|",
     ]
     buses = ["00000000:07:00.0", "00000000:0A:00.0", "00000000:44:00.0", "00000000:4A:00.0",
@@ -178,9 +176,7 @@ def nvidia_smi(rng: random.Random, gpu: str, n: int, driver: str, cuda: str, whe
     lines += [
         "",
         "+---------------------------------------------------------------------------------------+",
-        "| Processes:                                                                            |",
-        "|  GPU   GI   CI        PID   Type   Process name                            GPU Memory |",
-        "|        ID   ID                                                             Usage      |",
+        *SMI_PROCESSES_WIDE,
         "|=======================================================================================|",
     ]
     if not procs:

@@ -32,7 +32,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 
 
-from common import CASES_DIR, REPO, Case, RankExit, accelerate_launch_frames, elastic_launch_frames, lightning_fit_frames, module_call_frames, parser, torchrun_child_failed_summary, torchrun_main_frames, write_all  # noqa: E402
+from common import CASES_DIR, REPO, SMI_HEADS_NARROW, SMI_HEADS_WIDE, Case, RankExit, accelerate_launch_frames, elastic_launch_frames, lightning_fit_frames, module_call_frames, parser, torchrun_child_failed_summary, torchrun_main_frames, write_all  # noqa: E402
 
 
 # --------------------------------------------------------------------------------------------------
@@ -154,18 +154,14 @@ def nvidia_smi(gpu: str, n: int, driver: str, cuda: str, r: random.Random, when:
         out += ["+" + "-" * 87 + "+",
                 "| " + f"NVIDIA-SMI {driver:<22}Driver Version: {driver:<14}CUDA Version: {cuda}".ljust(86) + "|",
                 "|" + "-" * 41 + "+" + "-" * 22 + "+" + "-" * 22 + "+",
-                "| GPU  Name                 Persistence-M | Bus-Id        Disp.A | Volatile Uncorr. ECC |",
-                "| Fan  Temp   Perf          Pwr:Usage/Cap |         Memory-Usage | GPU-Util  Compute M. |",
-                "|                                         |                      |               MIG M. |",
+                *SMI_HEADS_WIDE,
                 "|" + "=" * 41 + "+" + "=" * 22 + "+" + "=" * 22 + "|"]
     else:
         w1 = 31
         out += ["+" + "-" * 77 + "+",
                 "| " + f"NVIDIA-SMI {driver:<13}Driver Version: {driver:<13}CUDA Version: {cuda}".ljust(76) + "|",
                 "|" + "-" * 31 + "+" + "-" * 22 + "+" + "-" * 22 + "+",
-                "| GPU  Name        Persistence-M| Bus-Id        Disp.A | Volatile Uncorr. ECC |",
-                "| Fan  Temp  Perf  Pwr:Usage/Cap|         Memory-Usage | GPU-Util  Compute M. |",
-                "|                               |                      |               MIG M. |",
+                *SMI_HEADS_NARROW,
                 "|" + "=" * 31 + "+" + "=" * 22 + "+" + "=" * 22 + "|"]
     for i in range(n):
         used = used_mib if used_mib is not None else r.randint(2, 6)

@@ -24,7 +24,7 @@ import random
 from datetime import datetime, timedelta
 
 
-from common import Collector, RankExit, accelerate_launch_frames, collect_env_report, dedent, elastic_launch_frames, module_call_frames, parser, pip_metadata_generation_failed, torchrun_child_failed_summary, torchrun_main_frames  # noqa: E402
+from common import SMI_HEADS_NARROW, Collector, RankExit, accelerate_launch_frames, collect_env_report, dedent, elastic_launch_frames, module_call_frames, parser, pip_metadata_generation_failed, torchrun_child_failed_summary, torchrun_main_frames  # noqa: E402
 
 _cases = Collector()
 case = _cases.case
@@ -82,9 +82,7 @@ def nvidia_smi(date: str, driver: str, cuda: str, gpus: list[dict], procs: list[
         hdr = f" NVIDIA-SMI {driver:<12}Driver Version: {driver:<13}CUDA Version: {cuda:<9}"
         out.append("|" + hdr.ljust(w1 + w2 + w3 + 2) + "|")
         out.append("|" + "-" * w1 + "+" + "-" * w2 + "+" + "-" * w3 + "+")
-        out.append("| GPU  Name        Persistence-M| Bus-Id        Disp.A | Volatile Uncorr. ECC |")
-        out.append("| Fan  Temp  Perf  Pwr:Usage/Cap|         Memory-Usage | GPU-Util  Compute M. |")
-        out.append("|                               |                      |               MIG M. |")
+        out += SMI_HEADS_NARROW
         out.append("|" + "=" * w1 + "+" + "=" * w2 + "+" + "=" * w3 + "|")
         for i, g in enumerate(gpus):
             name = g["name"]

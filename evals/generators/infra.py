@@ -27,7 +27,7 @@ import string
 from datetime import datetime, timedelta
 
 
-from common import Collector, RankExit, accelerate_launch_frames, collect_env_report, dedent, ds_report_header, elastic_launch_frames, parser, torchrun_child_failed_summary, torchrun_main_frames  # noqa: E402
+from common import SMI_HEADS_NARROW, SMI_HEADS_WIDE, SMI_PROCESSES_NARROW, SMI_PROCESSES_WIDE, Collector, RankExit, accelerate_launch_frames, collect_env_report, dedent, ds_report_header, elastic_launch_frames, parser, torchrun_child_failed_summary, torchrun_main_frames  # noqa: E402
 
 _cases = Collector()
 case = _cases.case
@@ -199,9 +199,7 @@ def nvidia_smi(when: str, driver: str, gpus: list[dict], procs: list[tuple] | No
             "+---------------------------------------------------------------------------------------+",
             f"| NVIDIA-SMI {driver:<23}Driver Version: {driver:<13}CUDA Version: {cuda:<9}|",
             "|-----------------------------------------+----------------------+----------------------+",
-            "| GPU  Name                 Persistence-M | Bus-Id        Disp.A | Volatile Uncorr. ECC |",
-            "| Fan  Temp   Perf          Pwr:Usage/Cap |         Memory-Usage | GPU-Util  Compute M. |",
-            "|                                         |                      |               MIG M. |",
+            *SMI_HEADS_WIDE,
             "|=========================================+======================+======================|",
         ]
         for i, g in enumerate(gpus):
@@ -217,9 +215,7 @@ def nvidia_smi(when: str, driver: str, gpus: list[dict], procs: list[tuple] | No
         out += [
             "                                                                                         ",
             "+---------------------------------------------------------------------------------------+",
-            "| Processes:                                                                            |",
-            "|  GPU   GI   CI        PID   Type   Process name                            GPU Memory |",
-            "|        ID   ID                                                             Usage      |",
+            *SMI_PROCESSES_WIDE,
             "|=======================================================================================|",
         ]
         if procs:
@@ -233,9 +229,7 @@ def nvidia_smi(when: str, driver: str, gpus: list[dict], procs: list[tuple] | No
             "+-----------------------------------------------------------------------------+",
             f"| NVIDIA-SMI {driver:<13}Driver Version: {driver:<13}CUDA Version: {cuda:<9}|",
             "|-------------------------------+----------------------+----------------------+",
-            "| GPU  Name        Persistence-M| Bus-Id        Disp.A | Volatile Uncorr. ECC |",
-            "| Fan  Temp  Perf  Pwr:Usage/Cap|         Memory-Usage | GPU-Util  Compute M. |",
-            "|                               |                      |               MIG M. |",
+            *SMI_HEADS_NARROW,
             "|===============================+======================+======================|",
         ]
         for i, g in enumerate(gpus):
@@ -251,9 +245,7 @@ def nvidia_smi(when: str, driver: str, gpus: list[dict], procs: list[tuple] | No
         out += [
             "                                                                               ",
             "+-----------------------------------------------------------------------------+",
-            "| Processes:                                                                  |",
-            "|  GPU   GI   CI        PID   Type   Process name                  GPU Memory |",
-            "|        ID   ID                                                   Usage      |",
+            *SMI_PROCESSES_NARROW,
             "|=============================================================================|",
         ]
         if procs:

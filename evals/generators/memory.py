@@ -26,7 +26,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 
 
-from common import Case, RankExit, accelerate_launch_frames, dedent, elastic_launch_frames, module_call_frames, parser, torchrun_child_failed_summary, torchrun_main_frames, write_case  # noqa: E402
+from common import SMI_HEADS_NARROW, Case, RankExit, accelerate_launch_frames, dedent, elastic_launch_frames, module_call_frames, parser, torchrun_child_failed_summary, torchrun_main_frames, write_case  # noqa: E402
 
 
 # --------------------------------------------------------------------------------------------------
@@ -72,9 +72,7 @@ def nvidia_smi(date: str, driver: str, cuda: str, gpu: str, n: int, rng: random.
         head = f" NVIDIA-SMI {driver}   Driver Version: {driver}   CUDA Version: {cuda}"
         out.append("|" + head.ljust(77) + "|")
         out.append(f"|{'-' * w1}+{'-' * w2}+{'-' * w3}+")
-        out.append("| GPU  Name        Persistence-M| Bus-Id        Disp.A | Volatile Uncorr. ECC |")
-        out.append("| Fan  Temp  Perf  Pwr:Usage/Cap|         Memory-Usage | GPU-Util  Compute M. |")
-        out.append("|                               |                      |               MIG M. |")
+        out += SMI_HEADS_NARROW
         out.append(f"|{'=' * w1}+{'=' * w2}+{'=' * w3}|")
         for i in range(n):
             name = gpu if len(gpu) <= 18 else gpu[:15] + "..."

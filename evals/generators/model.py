@@ -29,7 +29,7 @@ from pathlib import Path
 
 
 import common  # noqa: E402
-from common import REPO, Case, RankExit, accelerate_launch_frames, collect_env_report, elastic_launch_frames, module_call, parser, torchrun_child_failed_summary, write_case  # noqa: E402
+from common import REPO, SMI_HEADS_NARROW, SMI_HEADS_WIDE, SMI_PROCESSES_NARROW, SMI_PROCESSES_WIDE, Case, RankExit, accelerate_launch_frames, collect_env_report, elastic_launch_frames, module_call, parser, torchrun_child_failed_summary, write_case  # noqa: E402
 
 VENV_PY = REPO / ".venv" / "bin" / "python"
 VENV_TORCHRUN = REPO / ".venv" / "bin" / "torchrun"
@@ -188,9 +188,7 @@ def nvidia_smi(gpus: list[tuple[str, str, int]], driver: str, cuda_max: str, rng
             "+---------------------------------------------------------------------------------------+",
             "|" + cell(f" NVIDIA-SMI {driver}", f"Driver Version: {driver}   CUDA Version: {cuda_max:<9}|", 88),
             "|-----------------------------------------+----------------------+----------------------+",
-            "| GPU  Name                 Persistence-M | Bus-Id        Disp.A | Volatile Uncorr. ECC |",
-            "| Fan  Temp   Perf          Pwr:Usage/Cap |         Memory-Usage | GPU-Util  Compute M. |",
-            "|                                         |                      |               MIG M. |",
+            *SMI_HEADS_WIDE,
             "|=========================================+======================+======================|",
         ]
         for i, (name, bus, total) in enumerate(gpus):
@@ -213,9 +211,7 @@ def nvidia_smi(gpus: list[tuple[str, str, int]], driver: str, cuda_max: str, rng
         out += [
             "",
             "+---------------------------------------------------------------------------------------+",
-            "| Processes:                                                                            |",
-            "|  GPU   GI   CI        PID   Type   Process name                            GPU Memory |",
-            "|        ID   ID                                                             Usage      |",
+            *SMI_PROCESSES_WIDE,
             "|=======================================================================================|",
             "|  No running processes found                                                           |",
             "+---------------------------------------------------------------------------------------+",
@@ -226,9 +222,7 @@ def nvidia_smi(gpus: list[tuple[str, str, int]], driver: str, cuda_max: str, rng
             "+-----------------------------------------------------------------------------+",
             "|" + cell(f" NVIDIA-SMI {driver}", f"Driver Version: {driver}    CUDA Version: {cuda_max:<8}|", 78),
             "|-------------------------------+----------------------+----------------------+",
-            "| GPU  Name        Persistence-M| Bus-Id        Disp.A | Volatile Uncorr. ECC |",
-            "| Fan  Temp  Perf  Pwr:Usage/Cap|         Memory-Usage | GPU-Util  Compute M. |",
-            "|                               |                      |               MIG M. |",
+            *SMI_HEADS_NARROW,
             "|===============================+======================+======================|",
         ]
         for i, (name, bus, total) in enumerate(gpus):
@@ -242,9 +236,7 @@ def nvidia_smi(gpus: list[tuple[str, str, int]], driver: str, cuda_max: str, rng
         out += [
             "",
             "+-----------------------------------------------------------------------------+",
-            "| Processes:                                                                  |",
-            "|  GPU   GI   CI        PID   Type   Process name                  GPU Memory |",
-            "|        ID   ID                                                   Usage      |",
+            *SMI_PROCESSES_NARROW,
             "|=============================================================================|",
             "|  No running processes found                                                 |",
             "+-----------------------------------------------------------------------------+",
