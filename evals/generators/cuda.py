@@ -21,7 +21,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 
 
-from common import SMI_HEADS_NARROW, SMI_PROCESSES_WIDE, Case, Clock, RankExit, accelerate_launch_frames, block, ds_report_header, elastic_launch_frames, parser, prefix, torchrun_child_failed_summary, torchrun_main_frames, write_all  # noqa: E402
+from common import SMI_HEADS_NARROW, SMI_PROCESSES_WIDE, Case, Clock, RankExit, accelerate_launch_frames, block, ds_report_header, elastic_launch_frames, module_call_frames, parser, prefix, torchrun_child_failed_summary, torchrun_main_frames, write_all  # noqa: E402
 
 
 def hexaddr(rng: random.Random, base: int = 0x7F00_0000_0000) -> str:
@@ -404,57 +404,45 @@ def ima_flashattn_varlen() -> Case:
         lr = min(1e-5, 1e-5 * step / 200)
         out.append(f"[{clk.ds(9.5, 10.5)}] sft INFO: step {step:>5} | loss {loss:.4f} | lr {lr:.2e} | grad_norm {rng.uniform(0.6, 1.9):.3f} | tok/s {rng.randrange(7900, 8300)} | mem {rng.uniform(61.0, 61.6):.1f}G")
     clk.tick(3, 4)
-    tb = block(f"""
-        Traceback (most recent call last):
-          File "/workspace/sft/sft_packed.py", line 263, in <module>
-            main()
-          File "/workspace/sft/sft_packed.py", line 231, in main
-            out = model(input_ids=batch["input_ids"], position_ids=batch["position_ids"],
-          File "{site}/torch/nn/modules/module.py", line 1518, in _wrapped_call_impl
-            return self._call_impl(*args, **kwargs)
-          File "{site}/torch/nn/modules/module.py", line 1527, in _call_impl
-            return forward_call(*args, **kwargs)
-          File "{site}/transformers/models/mistral/modeling_mistral.py", line 1157, in forward
-            outputs = self.model(
-          File "{site}/torch/nn/modules/module.py", line 1518, in _wrapped_call_impl
-            return self._call_impl(*args, **kwargs)
-          File "{site}/torch/nn/modules/module.py", line 1527, in _call_impl
-            return forward_call(*args, **kwargs)
-          File "{site}/transformers/models/mistral/modeling_mistral.py", line 1031, in forward
-            layer_outputs = self._gradient_checkpointing_func(
-          File "{site}/torch/_compile.py", line 24, in inner
-            return torch._dynamo.disable(fn, recursive)(*args, **kwargs)
-          File "{site}/torch/_dynamo/eval_frame.py", line 328, in _fn
-            return fn(*args, **kwargs)
-          File "{site}/torch/_dynamo/external_utils.py", line 17, in inner
-            return fn(*args, **kwargs)
-          File "{site}/torch/utils/checkpoint.py", line 451, in checkpoint
-            return CheckpointFunction.apply(function, preserve, *args)
-          File "{site}/torch/autograd/function.py", line 539, in apply
-            return super().apply(*args, **kwargs)  # type: ignore[misc]
-          File "{site}/torch/utils/checkpoint.py", line 230, in forward
-            outputs = run_function(*args)
-          File "{site}/torch/nn/modules/module.py", line 1518, in _wrapped_call_impl
-            return self._call_impl(*args, **kwargs)
-          File "{site}/torch/nn/modules/module.py", line 1527, in _call_impl
-            return forward_call(*args, **kwargs)
-          File "{site}/transformers/models/mistral/modeling_mistral.py", line 752, in forward
-            hidden_states, self_attn_weights, present_key_value = self.self_attn(
-          File "{site}/torch/nn/modules/module.py", line 1518, in _wrapped_call_impl
-            return self._call_impl(*args, **kwargs)
-          File "{site}/torch/nn/modules/module.py", line 1527, in _call_impl
-            return forward_call(*args, **kwargs)
-          File "/workspace/sft/packed_attn.py", line 96, in forward
-            attn = flash_attn_varlen_func(
-          File "{site}/flash_attn/flash_attn_interface.py", line 1059, in flash_attn_varlen_func
-            return FlashAttnVarlenFunc.apply(
-          File "{site}/torch/autograd/function.py", line 539, in apply
-            return super().apply(*args, **kwargs)  # type: ignore[misc]
-          File "{site}/flash_attn/flash_attn_interface.py", line 576, in forward
-            out, q, k, v, out_padded, softmax_lse, S_dmask, rng_state = _flash_attn_varlen_forward(
-          File "{site}/flash_attn/flash_attn_interface.py", line 85, in _flash_attn_varlen_forward
-            out, q, k, v, out_padded, softmax_lse, S_dmask, rng_state = flash_attn_cuda.varlen_fwd(
-        """)
+    tb = "\n".join([
+        "Traceback (most recent call last):",
+        '  File "/workspace/sft/sft_packed.py", line 263, in <module>',
+        "    main()",
+        '  File "/workspace/sft/sft_packed.py", line 231, in main',
+        '    out = model(input_ids=batch["input_ids"], position_ids=batch["position_ids"],',
+        *module_call_frames(site, "2.1"),
+        f'  File "{site}/transformers/models/mistral/modeling_mistral.py", line 1157, in forward',
+        "    outputs = self.model(",
+        *module_call_frames(site, "2.1"),
+        f'  File "{site}/transformers/models/mistral/modeling_mistral.py", line 1031, in forward',
+        "    layer_outputs = self._gradient_checkpointing_func(",
+        f'  File "{site}/torch/_compile.py", line 24, in inner',
+        "    return torch._dynamo.disable(fn, recursive)(*args, **kwargs)",
+        f'  File "{site}/torch/_dynamo/eval_frame.py", line 328, in _fn',
+        "    return fn(*args, **kwargs)",
+        f'  File "{site}/torch/_dynamo/external_utils.py", line 17, in inner',
+        "    return fn(*args, **kwargs)",
+        f'  File "{site}/torch/utils/checkpoint.py", line 451, in checkpoint',
+        "    return CheckpointFunction.apply(function, preserve, *args)",
+        f'  File "{site}/torch/autograd/function.py", line 539, in apply',
+        "    return super().apply(*args, **kwargs)  # type: ignore[misc]",
+        f'  File "{site}/torch/utils/checkpoint.py", line 230, in forward',
+        "    outputs = run_function(*args)",
+        *module_call_frames(site, "2.1"),
+        f'  File "{site}/transformers/models/mistral/modeling_mistral.py", line 752, in forward',
+        "    hidden_states, self_attn_weights, present_key_value = self.self_attn(",
+        *module_call_frames(site, "2.1"),
+        '  File "/workspace/sft/packed_attn.py", line 96, in forward',
+        "    attn = flash_attn_varlen_func(",
+        f'  File "{site}/flash_attn/flash_attn_interface.py", line 1059, in flash_attn_varlen_func',
+        "    return FlashAttnVarlenFunc.apply(",
+        f'  File "{site}/torch/autograd/function.py", line 539, in apply',
+        "    return super().apply(*args, **kwargs)  # type: ignore[misc]",
+        f'  File "{site}/flash_attn/flash_attn_interface.py", line 576, in forward',
+        "    out, q, k, v, out_padded, softmax_lse, S_dmask, rng_state = _flash_attn_varlen_forward(",
+        f'  File "{site}/flash_attn/flash_attn_interface.py", line 85, in _flash_attn_varlen_forward',
+        "    out, q, k, v, out_padded, softmax_lse, S_dmask, rng_state = flash_attn_cuda.varlen_fwd(",
+    ]) + "\n"
     out.append(tb.rstrip("\n"))
     out.append(cuda_error("an illegal memory access was encountered", "2.1.2").rstrip("\n"))
     return Case(
@@ -602,45 +590,33 @@ def ima_moe_multinode() -> Case:
     for ln in c10_frames(rng, site, "watchdog").rstrip("\n").split("\n"):
         out.append(pre + ln)
     out.append(pre)
-    py = block(f"""
-        Traceback (most recent call last):
-          File "/shared/proj/moe-pretrain/train.py", line 402, in <module>
-            main(cfg)
-          File "/shared/proj/moe-pretrain/train.py", line 278, in main
-            loss, aux = model(batch["input_ids"], batch["labels"])
-          File "{site}/torch/nn/modules/module.py", line 1553, in _wrapped_call_impl
-            return self._call_impl(*args, **kwargs)
-          File "{site}/torch/nn/modules/module.py", line 1562, in _call_impl
-            return forward_call(*args, **kwargs)
-          File "{site}/torch/nn/parallel/distributed.py", line 1636, in forward
-            else self._run_ddp_forward(*inputs, **kwargs)
-          File "{site}/torch/nn/parallel/distributed.py", line 1454, in _run_ddp_forward
-            return self.module(*inputs, **kwargs)  # type: ignore[index]
-          File "{site}/torch/nn/modules/module.py", line 1553, in _wrapped_call_impl
-            return self._call_impl(*args, **kwargs)
-          File "{site}/torch/nn/modules/module.py", line 1562, in _call_impl
-            return forward_call(*args, **kwargs)
-          File "/shared/proj/moe-pretrain/moe/model.py", line 211, in forward
-            h, aux_l = blk(h)
-          File "{site}/torch/nn/modules/module.py", line 1553, in _wrapped_call_impl
-            return self._call_impl(*args, **kwargs)
-          File "{site}/torch/nn/modules/module.py", line 1562, in _call_impl
-            return forward_call(*args, **kwargs)
-          File "/shared/proj/moe-pretrain/moe/model.py", line 148, in forward
-            moe_out, aux = self.moe(self.ln2(h))
-          File "{site}/torch/nn/modules/module.py", line 1553, in _wrapped_call_impl
-            return self._call_impl(*args, **kwargs)
-          File "{site}/torch/nn/modules/module.py", line 1562, in _call_impl
-            return forward_call(*args, **kwargs)
-          File "/shared/proj/moe-pretrain/moe/layer.py", line 139, in forward
-            permuted, row_id_map = moe_ops.permute(x, expert_idx.to(torch.int32), self.num_local_experts * self.ep_size)
-          File "{site}/moe_ops/ops.py", line 44, in permute
-            return PermuteFunction.apply(tokens, indices, num_out_tokens)
-          File "{site}/torch/autograd/function.py", line 574, in apply
-            return super().apply(*args, **kwargs)  # type: ignore[misc]
-          File "{site}/moe_ops/ops.py", line 27, in forward
-            permuted, row_id_map, _ = moe_ops_C.permute(tokens, indices, num_out_tokens, ctx.workspace, max_expanded)
-        """)
+    py = "\n".join([
+        "Traceback (most recent call last):",
+        '  File "/shared/proj/moe-pretrain/train.py", line 402, in <module>',
+        "    main(cfg)",
+        '  File "/shared/proj/moe-pretrain/train.py", line 278, in main',
+        '    loss, aux = model(batch["input_ids"], batch["labels"])',
+        *module_call_frames(site, "2.4"),
+        f'  File "{site}/torch/nn/parallel/distributed.py", line 1636, in forward',
+        "    else self._run_ddp_forward(*inputs, **kwargs)",
+        f'  File "{site}/torch/nn/parallel/distributed.py", line 1454, in _run_ddp_forward',
+        "    return self.module(*inputs, **kwargs)  # type: ignore[index]",
+        *module_call_frames(site, "2.4"),
+        '  File "/shared/proj/moe-pretrain/moe/model.py", line 211, in forward',
+        "    h, aux_l = blk(h)",
+        *module_call_frames(site, "2.4"),
+        '  File "/shared/proj/moe-pretrain/moe/model.py", line 148, in forward',
+        "    moe_out, aux = self.moe(self.ln2(h))",
+        *module_call_frames(site, "2.4"),
+        '  File "/shared/proj/moe-pretrain/moe/layer.py", line 139, in forward',
+        "    permuted, row_id_map = moe_ops.permute(x, expert_idx.to(torch.int32), self.num_local_experts * self.ep_size)",
+        f'  File "{site}/moe_ops/ops.py", line 44, in permute',
+        "    return PermuteFunction.apply(tokens, indices, num_out_tokens)",
+        f'  File "{site}/torch/autograd/function.py", line 574, in apply',
+        "    return super().apply(*args, **kwargs)  # type: ignore[misc]",
+        f'  File "{site}/moe_ops/ops.py", line 27, in forward',
+        "    permuted, row_id_map, _ = moe_ops_C.permute(tokens, indices, num_out_tokens, ctx.workspace, max_expanded)",
+    ]) + "\n"
     for ln in py.rstrip("\n").split("\n"):
         out.append(f"{pre} {ln}")
     for ln in err_lines:
@@ -1207,67 +1183,64 @@ def fa_zero3_subgroup_h100() -> Case:
     out.append(tb0.rstrip("\n"))
     out.append(cuda_error("an illegal memory access was encountered", "2.4.1").rstrip("\n"))
     mod = f"{site_}/torch/nn/modules/module.py"
-    tbn = block(f"""
-        Traceback (most recent call last):
-          File "/workspace/pretrain/train.py", line 233, in <module>
-            main()
-          File "/workspace/pretrain/train.py", line 201, in main
-            loss = engine(batch["input_ids"], labels=batch["labels"]).loss
-          File "{mod}", line 1553, in _wrapped_call_impl
-            return self._call_impl(*args, **kwargs)
-          File "{mod}", line 1562, in _call_impl
-            return forward_call(*args, **kwargs)
-          File "{site_}/deepspeed/utils/nvtx.py", line 18, in wrapped_fn
-            ret_val = func(*args, **kwargs)
-          File "{site_}/deepspeed/runtime/engine.py", line 1899, in forward
-            loss = self.module(*inputs, **kwargs)
-          File "{mod}", line 1553, in _wrapped_call_impl
-            return self._call_impl(*args, **kwargs)
-          File "{mod}", line 1582, in _call_impl
-            args_result = hook(self, args)
-          File "{site_}/deepspeed/utils/nvtx.py", line 18, in wrapped_fn
-            ret_val = func(*args, **kwargs)
-          File "{site_}/deepspeed/runtime/zero/parameter_offload.py", line 283, in _pre_forward_module_hook
-            self.pre_sub_module_forward_function(module)
-          File "{site_}/torch/utils/_contextlib.py", line 116, in decorate_context
-            return func(*args, **kwargs)
-          File "{site_}/deepspeed/runtime/zero/parameter_offload.py", line 452, in pre_sub_module_forward_function
-            param_coordinator.fetch_sub_module(sub_module, forward=True)
-          File "{site_}/deepspeed/utils/nvtx.py", line 18, in wrapped_fn
-            ret_val = func(*args, **kwargs)
-          File "{site_}/torch/utils/_contextlib.py", line 116, in decorate_context
-            return func(*args, **kwargs)
-          File "{site_}/deepspeed/runtime/zero/partitioned_param_coordinator.py", line 291, in fetch_sub_module
-            self.__all_gather_params(params_to_fetch, forward)
-          File "{site_}/deepspeed/utils/nvtx.py", line 18, in wrapped_fn
-            ret_val = func(*args, **kwargs)
-          File "{site_}/deepspeed/runtime/zero/partitioned_param_coordinator.py", line 435, in __all_gather_params
-            self.__all_gather_params_(nonquantized_params, forward, quantize=self.zero_quantized_weights)
-          File "{site_}/deepspeed/runtime/zero/partitioned_param_coordinator.py", line 464, in __all_gather_params_
-            handle = param_group[0].all_gather_coalesced(param_group, quantize=quantize)
-          File "{site_}/deepspeed/utils/nvtx.py", line 18, in wrapped_fn
-            ret_val = func(*args, **kwargs)
-          File "{site_}/deepspeed/runtime/zero/partition_parameters.py", line 1242, in all_gather_coalesced
-            handles = _dist_allgather_fn(
-          File "{site_}/deepspeed/runtime/zero/partition_parameters.py", line 95, in _dist_allgather_fn
-            return instrument_w_nvtx(dist.allgather_fn)(output_tensor, input_tensor, group=group, async_op=True)
-          File "{site_}/deepspeed/comm/comm.py", line 320, in allgather_fn
-            return all_gather_into_tensor(output_tensor, input_tensor, group=group, async_op=async_op, debug=debug)
-          File "{site_}/deepspeed/comm/comm.py", line 117, in log_wrapper
-            return func(*args, **kwargs)
-          File "{site_}/deepspeed/comm/comm.py", line 305, in all_gather_into_tensor
-            return cdb.all_gather_into_tensor(output_tensor=output_tensor, input_tensor=tensor, group=group, async_op=async_op)
-          File "{site_}/deepspeed/comm/torch.py", line 218, in all_gather_into_tensor
-            return self.all_gather_function(output_tensor=output_tensor,
-          File "{site_}/torch/distributed/c10d_logger.py", line 79, in wrapper
-            return func(*args, **kwargs)
-          File "{site_}/torch/distributed/distributed_c10d.py", line 3198, in all_gather_into_tensor
-            work = group._allgather_base(output_tensor, input_tensor, opts)
-        torch.distributed.DistBackendError: NCCL error in: ../torch/csrc/distributed/c10d/NCCLUtils.hpp:317, unhandled cuda error (run with NCCL_DEBUG=INFO for details), NCCL version 2.20.5
-        ncclUnhandledCudaError: Call to CUDA function failed.
-        Last error:
-        Cuda failure 'an illegal memory access was encountered'
-        """)
+    tbn = "\n".join([
+        "Traceback (most recent call last):",
+        '  File "/workspace/pretrain/train.py", line 233, in <module>',
+        "    main()",
+        '  File "/workspace/pretrain/train.py", line 201, in main',
+        '    loss = engine(batch["input_ids"], labels=batch["labels"]).loss',
+        *module_call_frames(site, "2.4"),
+        f'  File "{site_}/deepspeed/utils/nvtx.py", line 18, in wrapped_fn',
+        "    ret_val = func(*args, **kwargs)",
+        f'  File "{site_}/deepspeed/runtime/engine.py", line 1899, in forward',
+        "    loss = self.module(*inputs, **kwargs)",
+        f'  File "{mod}", line 1553, in _wrapped_call_impl',
+        "    return self._call_impl(*args, **kwargs)",
+        f'  File "{mod}", line 1582, in _call_impl',
+        "    args_result = hook(self, args)",
+        f'  File "{site_}/deepspeed/utils/nvtx.py", line 18, in wrapped_fn',
+        "    ret_val = func(*args, **kwargs)",
+        f'  File "{site_}/deepspeed/runtime/zero/parameter_offload.py", line 283, in _pre_forward_module_hook',
+        "    self.pre_sub_module_forward_function(module)",
+        f'  File "{site_}/torch/utils/_contextlib.py", line 116, in decorate_context',
+        "    return func(*args, **kwargs)",
+        f'  File "{site_}/deepspeed/runtime/zero/parameter_offload.py", line 452, in pre_sub_module_forward_function',
+        "    param_coordinator.fetch_sub_module(sub_module, forward=True)",
+        f'  File "{site_}/deepspeed/utils/nvtx.py", line 18, in wrapped_fn',
+        "    ret_val = func(*args, **kwargs)",
+        f'  File "{site_}/torch/utils/_contextlib.py", line 116, in decorate_context',
+        "    return func(*args, **kwargs)",
+        f'  File "{site_}/deepspeed/runtime/zero/partitioned_param_coordinator.py", line 291, in fetch_sub_module',
+        "    self.__all_gather_params(params_to_fetch, forward)",
+        f'  File "{site_}/deepspeed/utils/nvtx.py", line 18, in wrapped_fn',
+        "    ret_val = func(*args, **kwargs)",
+        f'  File "{site_}/deepspeed/runtime/zero/partitioned_param_coordinator.py", line 435, in __all_gather_params',
+        "    self.__all_gather_params_(nonquantized_params, forward, quantize=self.zero_quantized_weights)",
+        f'  File "{site_}/deepspeed/runtime/zero/partitioned_param_coordinator.py", line 464, in __all_gather_params_',
+        "    handle = param_group[0].all_gather_coalesced(param_group, quantize=quantize)",
+        f'  File "{site_}/deepspeed/utils/nvtx.py", line 18, in wrapped_fn',
+        "    ret_val = func(*args, **kwargs)",
+        f'  File "{site_}/deepspeed/runtime/zero/partition_parameters.py", line 1242, in all_gather_coalesced',
+        "    handles = _dist_allgather_fn(",
+        f'  File "{site_}/deepspeed/runtime/zero/partition_parameters.py", line 95, in _dist_allgather_fn',
+        "    return instrument_w_nvtx(dist.allgather_fn)(output_tensor, input_tensor, group=group, async_op=True)",
+        f'  File "{site_}/deepspeed/comm/comm.py", line 320, in allgather_fn',
+        "    return all_gather_into_tensor(output_tensor, input_tensor, group=group, async_op=async_op, debug=debug)",
+        f'  File "{site_}/deepspeed/comm/comm.py", line 117, in log_wrapper',
+        "    return func(*args, **kwargs)",
+        f'  File "{site_}/deepspeed/comm/comm.py", line 305, in all_gather_into_tensor',
+        "    return cdb.all_gather_into_tensor(output_tensor=output_tensor, input_tensor=tensor, group=group, async_op=async_op)",
+        f'  File "{site_}/deepspeed/comm/torch.py", line 218, in all_gather_into_tensor',
+        "    return self.all_gather_function(output_tensor=output_tensor,",
+        f'  File "{site_}/torch/distributed/c10d_logger.py", line 79, in wrapper',
+        "    return func(*args, **kwargs)",
+        f'  File "{site_}/torch/distributed/distributed_c10d.py", line 3198, in all_gather_into_tensor',
+        "    work = group._allgather_base(output_tensor, input_tensor, opts)",
+        "torch.distributed.DistBackendError: NCCL error in: ../torch/csrc/distributed/c10d/NCCLUtils.hpp:317, unhandled cuda error (run with NCCL_DEBUG=INFO for details), NCCL version 2.20.5",
+        "ncclUnhandledCudaError: Call to CUDA function failed.",
+        "Last error:",
+        "Cuda failure 'an illegal memory access was encountered'",
+    ]) + "\n"
     for _ in (2, 1, 3):
         out.append(tbn.rstrip("\n"))
     clk.tick(1, 2)
@@ -1425,71 +1398,49 @@ def dsa_roberta_positions_cublas() -> Case:
     out.append(tqdm_line(50, 7734, 6.4, 7.8, unit_is_s_per_it=False))
     out.append(tqdm_line(57, 7734, 7.3, 7.8, unit_is_s_per_it=False))
     out += assert_lines(rng, "../aten/src/ATen/native/cuda/Indexing.cu", 1292, "indexSelectLargeIndex", "srcIndex < srcSelectDimSize", 32, 1760)
-    mod = f"{site}/torch/nn/modules/module.py"
-    out.append(block(f"""
-        Traceback (most recent call last):
-          File "/workspace/tickets/run_cls.py", line 651, in <module>
-            main()
-          File "/workspace/tickets/run_cls.py", line 566, in main
-            train_result = trainer.train(resume_from_checkpoint=checkpoint)
-          File "{site}/transformers/trainer.py", line 1555, in train
-            return inner_training_loop(
-          File "{site}/transformers/trainer.py", line 1860, in _inner_training_loop
-            tr_loss_step = self.training_step(model, inputs)
-          File "{site}/transformers/trainer.py", line 2725, in training_step
-            loss = self.compute_loss(model, inputs)
-          File "{site}/transformers/trainer.py", line 2748, in compute_loss
-            outputs = model(**inputs)
-          File "{mod}", line 1518, in _wrapped_call_impl
-            return self._call_impl(*args, **kwargs)
-          File "{mod}", line 1527, in _call_impl
-            return forward_call(*args, **kwargs)
-          File "{site}/accelerate/utils/operations.py", line 659, in forward
-            return model_forward(*args, **kwargs)
-          File "{site}/accelerate/utils/operations.py", line 647, in __call__
-            return convert_to_fp32(self.model_forward(*args, **kwargs))
-          File "{site}/torch/amp/autocast_mode.py", line 16, in decorate_autocast
-            return func(*args, **kwargs)
-          File "{site}/transformers/models/roberta/modeling_roberta.py", line 1199, in forward
-            outputs = self.roberta(
-          File "{mod}", line 1518, in _wrapped_call_impl
-            return self._call_impl(*args, **kwargs)
-          File "{mod}", line 1527, in _call_impl
-            return forward_call(*args, **kwargs)
-          File "{site}/transformers/models/roberta/modeling_roberta.py", line 835, in forward
-            encoder_outputs = self.encoder(
-          File "{mod}", line 1518, in _wrapped_call_impl
-            return self._call_impl(*args, **kwargs)
-          File "{mod}", line 1527, in _call_impl
-            return forward_call(*args, **kwargs)
-          File "{site}/transformers/models/roberta/modeling_roberta.py", line 522, in forward
-            layer_outputs = layer_module(
-          File "{mod}", line 1518, in _wrapped_call_impl
-            return self._call_impl(*args, **kwargs)
-          File "{mod}", line 1527, in _call_impl
-            return forward_call(*args, **kwargs)
-          File "{site}/transformers/models/roberta/modeling_roberta.py", line 411, in forward
-            self_attention_outputs = self.attention(
-          File "{mod}", line 1518, in _wrapped_call_impl
-            return self._call_impl(*args, **kwargs)
-          File "{mod}", line 1527, in _call_impl
-            return forward_call(*args, **kwargs)
-          File "{site}/transformers/models/roberta/modeling_roberta.py", line 338, in forward
-            self_outputs = self.self(
-          File "{mod}", line 1518, in _wrapped_call_impl
-            return self._call_impl(*args, **kwargs)
-          File "{mod}", line 1527, in _call_impl
-            return forward_call(*args, **kwargs)
-          File "{site}/transformers/models/roberta/modeling_roberta.py", line 216, in forward
-            mixed_query_layer = self.query(hidden_states)
-          File "{mod}", line 1518, in _wrapped_call_impl
-            return self._call_impl(*args, **kwargs)
-          File "{mod}", line 1527, in _call_impl
-            return forward_call(*args, **kwargs)
-          File "{site}/torch/nn/modules/linear.py", line 114, in forward
-            return F.linear(input, self.weight, self.bias)
-        RuntimeError: CUDA error: CUBLAS_STATUS_EXECUTION_FAILED when calling `cublasGemmEx( handle, opa, opb, m, n, k, &falpha, a, CUDA_R_16F, lda, b, CUDA_R_16F, ldb, &fbeta, c, CUDA_R_16F, ldc, CUDA_R_32F, CUBLAS_GEMM_DEFAULT_TENSOR_OP)`
-        """).rstrip("\n"))
+    out.append("\n".join([
+        "Traceback (most recent call last):",
+        '  File "/workspace/tickets/run_cls.py", line 651, in <module>',
+        "    main()",
+        '  File "/workspace/tickets/run_cls.py", line 566, in main',
+        "    train_result = trainer.train(resume_from_checkpoint=checkpoint)",
+        f'  File "{site}/transformers/trainer.py", line 1555, in train',
+        "    return inner_training_loop(",
+        f'  File "{site}/transformers/trainer.py", line 1860, in _inner_training_loop',
+        "    tr_loss_step = self.training_step(model, inputs)",
+        f'  File "{site}/transformers/trainer.py", line 2725, in training_step',
+        "    loss = self.compute_loss(model, inputs)",
+        f'  File "{site}/transformers/trainer.py", line 2748, in compute_loss',
+        "    outputs = model(**inputs)",
+        *module_call_frames(site, "2.1"),
+        f'  File "{site}/accelerate/utils/operations.py", line 659, in forward',
+        "    return model_forward(*args, **kwargs)",
+        f'  File "{site}/accelerate/utils/operations.py", line 647, in __call__',
+        "    return convert_to_fp32(self.model_forward(*args, **kwargs))",
+        f'  File "{site}/torch/amp/autocast_mode.py", line 16, in decorate_autocast',
+        "    return func(*args, **kwargs)",
+        f'  File "{site}/transformers/models/roberta/modeling_roberta.py", line 1199, in forward',
+        "    outputs = self.roberta(",
+        *module_call_frames(site, "2.1"),
+        f'  File "{site}/transformers/models/roberta/modeling_roberta.py", line 835, in forward',
+        "    encoder_outputs = self.encoder(",
+        *module_call_frames(site, "2.1"),
+        f'  File "{site}/transformers/models/roberta/modeling_roberta.py", line 522, in forward',
+        "    layer_outputs = layer_module(",
+        *module_call_frames(site, "2.1"),
+        f'  File "{site}/transformers/models/roberta/modeling_roberta.py", line 411, in forward',
+        "    self_attention_outputs = self.attention(",
+        *module_call_frames(site, "2.1"),
+        f'  File "{site}/transformers/models/roberta/modeling_roberta.py", line 338, in forward',
+        "    self_outputs = self.self(",
+        *module_call_frames(site, "2.1"),
+        f'  File "{site}/transformers/models/roberta/modeling_roberta.py", line 216, in forward',
+        "    mixed_query_layer = self.query(hidden_states)",
+        *module_call_frames(site, "2.1"),
+        f'  File "{site}/torch/nn/modules/linear.py", line 114, in forward',
+        "    return F.linear(input, self.weight, self.bias)",
+        "RuntimeError: CUDA error: CUBLAS_STATUS_EXECUTION_FAILED when calling `cublasGemmEx( handle, opa, opb, m, n, k, &falpha, a, CUDA_R_16F, lda, b, CUDA_R_16F, ldb, &fbeta, c, CUDA_R_16F, ldc, CUDA_R_32F, CUBLAS_GEMM_DEFAULT_TENSOR_OP)`",
+    ]))
     out.append("  1%|          | 57/7734 [00:07<16:22,  7.81it/s]")
     return Case(
         case_id="cuda-device-side-assert-roberta-positions-cublas-03",
@@ -1616,66 +1567,45 @@ def nki_rtx5090_wheel() -> Case:
     out.append("trainable params: 9,232,384 || all params: 1,552,946,688 || trainable%: 0.5945")
     out.append("Map: 100%|██████████| 5200/5200 [00:01<00:00, 3764.12 examples/s]")
     out.append("  0%|          | 0/650 [00:00<?, ?it/s]")
-    mod = f"{site}/torch/nn/modules/module.py"
-    out.append(block(f"""
-        Traceback (most recent call last):
-          File "/home/dev/recipes/lora_train.py", line 96, in <module>
-            trainer.train()
-          File "{site}/transformers/trainer.py", line 2123, in train
-            return inner_training_loop(
-                   ^^^^^^^^^^^^^^^^^^^^
-          File "{site}/transformers/trainer.py", line 2481, in _inner_training_loop
-            tr_loss_step = self.training_step(model, inputs, num_items_in_batch)
-                           ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
-          File "{site}/transformers/trainer.py", line 3579, in training_step
-            loss = self.compute_loss(model, inputs, num_items_in_batch=num_items_in_batch)
-                   ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
-          File "{site}/transformers/trainer.py", line 3633, in compute_loss
-            outputs = model(**inputs)
-                      ^^^^^^^^^^^^^^^
-          File "{mod}", line 1736, in _wrapped_call_impl
-            return self._call_impl(*args, **kwargs)
-                   ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
-          File "{mod}", line 1747, in _call_impl
-            return forward_call(*args, **kwargs)
-                   ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
-          File "{site}/peft/peft_model.py", line 1644, in forward
-            return self.base_model(
-                   ^^^^^^^^^^^^^^^^
-          File "{mod}", line 1736, in _wrapped_call_impl
-            return self._call_impl(*args, **kwargs)
-                   ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
-          File "{mod}", line 1747, in _call_impl
-            return forward_call(*args, **kwargs)
-                   ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
-          File "{site}/peft/tuners/tuners_utils.py", line 197, in forward
-            return self.model.forward(*args, **kwargs)
-                   ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
-          File "{site}/transformers/models/qwen2/modeling_qwen2.py", line 1164, in forward
-            outputs = self.model(
-                      ^^^^^^^^^^^
-          File "{mod}", line 1736, in _wrapped_call_impl
-            return self._call_impl(*args, **kwargs)
-                   ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
-          File "{mod}", line 1747, in _call_impl
-            return forward_call(*args, **kwargs)
-                   ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
-          File "{site}/transformers/models/qwen2/modeling_qwen2.py", line 854, in forward
-            inputs_embeds = self.embed_tokens(input_ids)
-                            ^^^^^^^^^^^^^^^^^^^^^^^^^^^^
-          File "{mod}", line 1736, in _wrapped_call_impl
-            return self._call_impl(*args, **kwargs)
-                   ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
-          File "{mod}", line 1747, in _call_impl
-            return forward_call(*args, **kwargs)
-                   ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
-          File "{site}/torch/nn/modules/sparse.py", line 190, in forward
-            return F.embedding(
-                   ^^^^^^^^^^^^
-          File "{site}/torch/nn/functional.py", line 2551, in embedding
-            return torch.embedding(weight, input, padding_idx, scale_grad_by_freq, sparse)
-                   ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
-        """).rstrip("\n"))
+    out.append("\n".join([
+        "Traceback (most recent call last):",
+        '  File "/home/dev/recipes/lora_train.py", line 96, in <module>',
+        "    trainer.train()",
+        f'  File "{site}/transformers/trainer.py", line 2123, in train',
+        "    return inner_training_loop(",
+        "           ^^^^^^^^^^^^^^^^^^^^",
+        f'  File "{site}/transformers/trainer.py", line 2481, in _inner_training_loop',
+        "    tr_loss_step = self.training_step(model, inputs, num_items_in_batch)",
+        "                   ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^",
+        f'  File "{site}/transformers/trainer.py", line 3579, in training_step',
+        "    loss = self.compute_loss(model, inputs, num_items_in_batch=num_items_in_batch)",
+        "           ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^",
+        f'  File "{site}/transformers/trainer.py", line 3633, in compute_loss',
+        "    outputs = model(**inputs)",
+        "              ^^^^^^^^^^^^^^^",
+        *module_call_frames(site, "2.5", carets=True),
+        f'  File "{site}/peft/peft_model.py", line 1644, in forward',
+        "    return self.base_model(",
+        "           ^^^^^^^^^^^^^^^^",
+        *module_call_frames(site, "2.5", carets=True),
+        f'  File "{site}/peft/tuners/tuners_utils.py", line 197, in forward',
+        "    return self.model.forward(*args, **kwargs)",
+        "           ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^",
+        f'  File "{site}/transformers/models/qwen2/modeling_qwen2.py", line 1164, in forward',
+        "    outputs = self.model(",
+        "              ^^^^^^^^^^^",
+        *module_call_frames(site, "2.5", carets=True),
+        f'  File "{site}/transformers/models/qwen2/modeling_qwen2.py", line 854, in forward',
+        "    inputs_embeds = self.embed_tokens(input_ids)",
+        "                    ^^^^^^^^^^^^^^^^^^^^^^^^^^^^",
+        *module_call_frames(site, "2.5", carets=True),
+        f'  File "{site}/torch/nn/modules/sparse.py", line 190, in forward',
+        "    return F.embedding(",
+        "           ^^^^^^^^^^^^",
+        f'  File "{site}/torch/nn/functional.py", line 2551, in embedding',
+        "    return torch.embedding(weight, input, padding_idx, scale_grad_by_freq, sparse)",
+        "           ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^",
+    ]))
     out.append(cuda_error("no kernel image is available for execution on the device", "2.5.1").rstrip("\n"))
     out.append("  0%|          | 0/650 [00:00<?, ?it/s]")
     return Case(
@@ -1707,48 +1637,35 @@ def nki_extension_arch_list() -> Case:
         f"{clk.ds()} INFO infer: 2,000 prompts, 63 batches",
         "generate:   0%|          | 0/63 [00:00<?, ?it/s]",
     ]
-    mod = f"{site}/torch/nn/modules/module.py"
-    out.append(block(f"""
-        Traceback (most recent call last):
-          File "/usr/lib/python3.10/runpy.py", line 196, in _run_module_as_main
-            return _run_code(code, main_globals, None,
-          File "/usr/lib/python3.10/runpy.py", line 86, in _run_code
-            exec(code, run_globals)
-          File "/app/infer/batch_generate.py", line 147, in <module>
-            main()
-          File "/app/infer/batch_generate.py", line 129, in main
-            out = model.generate(**enc, max_new_tokens=args.max_new_tokens, do_sample=False)
-          File "{site}/torch/utils/_contextlib.py", line 115, in decorate_context
-            return func(*args, **kwargs)
-          File "{site}/transformers/generation/utils.py", line 1527, in generate
-            result = self._greedy_search(
-          File "{site}/transformers/generation/utils.py", line 2411, in _greedy_search
-            outputs = self(
-          File "{mod}", line 1511, in _wrapped_call_impl
-            return self._call_impl(*args, **kwargs)
-          File "{mod}", line 1520, in _call_impl
-            return forward_call(*args, **kwargs)
-          File "{site}/transformers/models/llama/modeling_llama.py", line 1196, in forward
-            outputs = self.model(
-          File "{mod}", line 1511, in _wrapped_call_impl
-            return self._call_impl(*args, **kwargs)
-          File "{mod}", line 1520, in _call_impl
-            return forward_call(*args, **kwargs)
-          File "{site}/transformers/models/llama/modeling_llama.py", line 1016, in forward
-            layer_outputs = decoder_layer(
-          File "{mod}", line 1511, in _wrapped_call_impl
-            return self._call_impl(*args, **kwargs)
-          File "{mod}", line 1520, in _call_impl
-            return forward_call(*args, **kwargs)
-          File "{site}/transformers/models/llama/modeling_llama.py", line 726, in forward
-            hidden_states = self.input_layernorm(hidden_states)
-          File "{mod}", line 1511, in _wrapped_call_impl
-            return self._call_impl(*args, **kwargs)
-          File "{mod}", line 1520, in _call_impl
-            return forward_call(*args, **kwargs)
-          File "{site}/infer_kernels/norm.py", line 38, in forward
-            return fused_rmsnorm_cuda.forward(x, self.weight, self.eps)
-        """).rstrip("\n"))
+    out.append("\n".join([
+        "Traceback (most recent call last):",
+        '  File "/usr/lib/python3.10/runpy.py", line 196, in _run_module_as_main',
+        "    return _run_code(code, main_globals, None,",
+        '  File "/usr/lib/python3.10/runpy.py", line 86, in _run_code',
+        "    exec(code, run_globals)",
+        '  File "/app/infer/batch_generate.py", line 147, in <module>',
+        "    main()",
+        '  File "/app/infer/batch_generate.py", line 129, in main',
+        "    out = model.generate(**enc, max_new_tokens=args.max_new_tokens, do_sample=False)",
+        f'  File "{site}/torch/utils/_contextlib.py", line 115, in decorate_context',
+        "    return func(*args, **kwargs)",
+        f'  File "{site}/transformers/generation/utils.py", line 1527, in generate',
+        "    result = self._greedy_search(",
+        f'  File "{site}/transformers/generation/utils.py", line 2411, in _greedy_search',
+        "    outputs = self(",
+        *module_call_frames(site, "2.2"),
+        f'  File "{site}/transformers/models/llama/modeling_llama.py", line 1196, in forward',
+        "    outputs = self.model(",
+        *module_call_frames(site, "2.2"),
+        f'  File "{site}/transformers/models/llama/modeling_llama.py", line 1016, in forward',
+        "    layer_outputs = decoder_layer(",
+        *module_call_frames(site, "2.2"),
+        f'  File "{site}/transformers/models/llama/modeling_llama.py", line 726, in forward',
+        "    hidden_states = self.input_layernorm(hidden_states)",
+        *module_call_frames(site, "2.2"),
+        f'  File "{site}/infer_kernels/norm.py", line 38, in forward',
+        "    return fused_rmsnorm_cuda.forward(x, self.weight, self.eps)",
+    ]))
     out.append(cuda_error("no kernel image is available for execution on the device", "2.2.2").rstrip("\n"))
     out.append("generate:   0%|          | 0/63 [00:01<?, ?it/s]")
     out.append(f"==> exit status 1 after {rng.randrange(24, 29)}s")
@@ -1780,36 +1697,25 @@ def nki_b200_torchrun() -> Case:
         out.append(prefix(warn, f"[rank{r}]:").rstrip("\n"))
     out.append(f"[rank0]: {clk.ds(3, 4)} train_gpt | torch 2.5.1+cu124 | world 8 | model gpt2-xl 1.56B | bf16 | compile=False")
     out.append(f"[rank0]: {clk.ds(1, 2)} train_gpt | data /lustre/data/fineweb-edu-10B shards=96")
-    mod = f"{site}/torch/nn/modules/module.py"
-    tb = block(f"""
-        Traceback (most recent call last):
-          File "/lustre/home/ci/gpt/train_gpt.py", line 309, in <module>
-            main()
-          File "/lustre/home/ci/gpt/train_gpt.py", line 248, in main
-            logits, loss = model(x, y)
-                           ^^^^^^^^^^^
-          File "{mod}", line 1736, in _wrapped_call_impl
-            return self._call_impl(*args, **kwargs)
-                   ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
-          File "{mod}", line 1747, in _call_impl
-            return forward_call(*args, **kwargs)
-                   ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
-          File "{site}/torch/nn/parallel/distributed.py", line 1643, in forward
-            else self._run_ddp_forward(*inputs, **kwargs)
-                 ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
-          File "{site}/torch/nn/parallel/distributed.py", line 1459, in _run_ddp_forward
-            return self.module(*inputs, **kwargs)  # type: ignore[index]
-                   ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
-          File "{mod}", line 1736, in _wrapped_call_impl
-            return self._call_impl(*args, **kwargs)
-                   ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
-          File "{mod}", line 1747, in _call_impl
-            return forward_call(*args, **kwargs)
-                   ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
-          File "/lustre/home/ci/gpt/model.py", line 181, in forward
-            pos = torch.arange(0, t, dtype=torch.long, device=device)
-                  ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
-        """) + cuda_error("no kernel image is available for execution on the device", "2.5.1")
+    tb = "\n".join([
+        "Traceback (most recent call last):",
+        '  File "/lustre/home/ci/gpt/train_gpt.py", line 309, in <module>',
+        "    main()",
+        '  File "/lustre/home/ci/gpt/train_gpt.py", line 248, in main',
+        "    logits, loss = model(x, y)",
+        "                   ^^^^^^^^^^^",
+        *module_call_frames(site, "2.5", carets=True),
+        f'  File "{site}/torch/nn/parallel/distributed.py", line 1643, in forward',
+        "    else self._run_ddp_forward(*inputs, **kwargs)",
+        "         ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^",
+        f'  File "{site}/torch/nn/parallel/distributed.py", line 1459, in _run_ddp_forward',
+        "    return self.module(*inputs, **kwargs)  # type: ignore[index]",
+        "           ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^",
+        *module_call_frames(site, "2.5", carets=True),
+        '  File "/lustre/home/ci/gpt/model.py", line 181, in forward',
+        "    pos = torch.arange(0, t, dtype=torch.long, device=device)",
+        "          ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^",
+    ]) + "\n" + cuda_error("no kernel image is available for execution on the device", "2.5.1")
     for r in order:
         out.append(prefix(tb, f"[rank{r}]: ").rstrip("\n"))
     t = clk.tick(1, 2)
@@ -2845,33 +2751,26 @@ def cudnn_algo_eval_multinode() -> Case:
     for it in range(500, 4001, 500):
         out.append(f"0: {clk.ds(560, 600)} INFO train: iter {it}/90000 loss {3.9 - it / 2500 + rng.uniform(-0.05, 0.05):.3f} lr {1e-4:.2e} mem 38.4G ({rng.uniform(1.1, 1.2):.2f} s/it)")
     out.append(f"0: {clk.ds(5, 10)} INFO eval: iter 4000: evaluating on cityscapes val (500 images, full 1024x2048, batch 2/gpu, no resize)")
-    mod = f"{site}/torch/nn/modules/module.py"
-    tb = block(f"""
-        Traceback (most recent call last):
-          File "/p/project/seg/train_mask2former.py", line 402, in <module>
-            main()
-          File "/p/project/seg/train_mask2former.py", line 371, in main
-            metrics = evaluate(model, val_loader, cfg)
-          File "{site}/torch/utils/_contextlib.py", line 115, in decorate_context
-            return func(*args, **kwargs)
-          File "/p/project/seg/engine.py", line 96, in evaluate
-            outputs = model(images)
-          File "{mod}", line 1518, in _wrapped_call_impl
-            return self._call_impl(*args, **kwargs)
-          File "{mod}", line 1527, in _call_impl
-            return forward_call(*args, **kwargs)
-          File "/p/project/seg/models/pixel_decoder.py", line 211, in forward
-            y = self.output_convs[idx](cur_fpn + F.interpolate(y, size=cur_fpn.shape[-2:], mode="nearest"))
-          File "{mod}", line 1518, in _wrapped_call_impl
-            return self._call_impl(*args, **kwargs)
-          File "{mod}", line 1527, in _call_impl
-            return forward_call(*args, **kwargs)
-          File "{site}/torch/nn/modules/conv.py", line 460, in forward
-            return self._conv_forward(input, self.weight, self.bias)
-          File "{site}/torch/nn/modules/conv.py", line 456, in _conv_forward
-            return F.conv2d(input, weight, bias, self.stride,
-        RuntimeError: Unable to find a valid cuDNN algorithm to run convolution
-        """)
+    tb = "\n".join([
+        "Traceback (most recent call last):",
+        '  File "/p/project/seg/train_mask2former.py", line 402, in <module>',
+        "    main()",
+        '  File "/p/project/seg/train_mask2former.py", line 371, in main',
+        "    metrics = evaluate(model, val_loader, cfg)",
+        f'  File "{site}/torch/utils/_contextlib.py", line 115, in decorate_context',
+        "    return func(*args, **kwargs)",
+        '  File "/p/project/seg/engine.py", line 96, in evaluate',
+        "    outputs = model(images)",
+        *module_call_frames(site, "2.1"),
+        '  File "/p/project/seg/models/pixel_decoder.py", line 211, in forward',
+        '    y = self.output_convs[idx](cur_fpn + F.interpolate(y, size=cur_fpn.shape[-2:], mode="nearest"))',
+        *module_call_frames(site, "2.1"),
+        f'  File "{site}/torch/nn/modules/conv.py", line 460, in forward',
+        "    return self._conv_forward(input, self.weight, self.bias)",
+        f'  File "{site}/torch/nn/modules/conv.py", line 456, in _conv_forward',
+        "    return F.conv2d(input, weight, bias, self.stride,",
+        "RuntimeError: Unable to find a valid cuDNN algorithm to run convolution",
+    ]) + "\n"
     clk.tick(40, 50)
     out.append(prefix(tb, "5: ").rstrip("\n"))
     out.append("srun: error: a40-12: task 5: Exited with exit code 1")
