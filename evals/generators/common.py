@@ -488,3 +488,43 @@ def module_call_frames(site: str, torch_version: str, carets: bool = False) -> l
             call = src.removeprefix("return ")
             out.append(" " * (4 + len(src) - len(call)) + "^" * len(call))
     return out
+
+
+# Tensor.backward's frames by torch minor version, (file under site-packages, line, function, source):
+# Tensor.backward -> autograd.backward (-> graph._engine_run_backward from 2.3)
+BACKWARD_CALL = {
+    "1.13": [
+        ("torch/_tensor.py", 487, "backward", "torch.autograd.backward("),
+        ("torch/autograd/__init__.py", 197, "backward", "Variable._execution_engine.run_backward(  # Calls into the C++ engine to run the backward pass"),
+    ],
+    "2.0": [
+        ("torch/_tensor.py", 487, "backward", "torch.autograd.backward("),
+        ("torch/autograd/__init__.py", 200, "backward", "Variable._execution_engine.run_backward(  # Calls into the C++ engine to run the backward pass"),
+    ],
+    "2.1": [
+        ("torch/_tensor.py", 492, "backward", "torch.autograd.backward("),
+        ("torch/autograd/__init__.py", 251, "backward", "Variable._execution_engine.run_backward(  # Calls into the C++ engine to run the backward pass"),
+    ],
+    "2.2": [
+        ("torch/_tensor.py", 522, "backward", "torch.autograd.backward("),
+        ("torch/autograd/__init__.py", 266, "backward", "_engine_run_backward("),
+    ],
+    "2.3": [
+        ("torch/_tensor.py", 525, "backward", "torch.autograd.backward("),
+        ("torch/autograd/__init__.py", 267, "backward", "_engine_run_backward("),
+        ("torch/autograd/graph.py", 744, "_engine_run_backward", "return Variable._execution_engine.run_backward(  # Calls into the C++ engine to run the backward pass"),
+    ],
+    "2.4": [
+        ("torch/_tensor.py", 521, "backward", "torch.autograd.backward("),
+        ("torch/autograd/__init__.py", 289, "backward", "_engine_run_backward("),
+        ("torch/autograd/graph.py", 768, "_engine_run_backward", "return Variable._execution_engine.run_backward(  # Calls into the C++ engine to run the backward pass"),
+    ],
+}
+
+
+def backward_call_frames(site: str, torch_version: str) -> list[str]:
+    """The frames `loss.backward()` adds to a traceback down to the C++ engine, in that torch minor version."""
+    out = []
+    for rel, line, fn, src in BACKWARD_CALL[torch_version]:
+        out += [f'  File "{site}/{rel}", line {line}, in {fn}', f"    {src}"]
+    return out

@@ -32,7 +32,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 
 
-from common import CASES_DIR, REPO, SMI_HEADS_NARROW, SMI_HEADS_WIDE, Case, RankExit, accelerate_launch_frames, elastic_launch_frames, lightning_fit_frames, module_call_frames, parser, torchrun_child_failed_summary, torchrun_main_frames, write_all  # noqa: E402
+from common import CASES_DIR, REPO, SMI_HEADS_NARROW, SMI_HEADS_WIDE, Case, RankExit, accelerate_launch_frames, backward_call_frames, elastic_launch_frames, lightning_fit_frames, module_call_frames, parser, torchrun_child_failed_summary, torchrun_main_frames, write_all  # noqa: E402
 
 
 # --------------------------------------------------------------------------------------------------
@@ -2208,10 +2208,7 @@ def case_twice_hf_trainer():
               "    self.accelerator.backward(loss)",
               f'  File "{site}/accelerate/accelerator.py", line 1851, in backward',
               "    self.scaler.scale(loss).backward(**kwargs)",
-              f'  File "{site}/torch/_tensor.py", line 487, in backward',
-              "    torch.autograd.backward(",
-              f'  File "{site}/torch/autograd/__init__.py", line 200, in backward',
-              "    Variable._execution_engine.run_backward(  # Calls into the C++ engine to run the backward pass",
+              *backward_call_frames(site, "2.0"),
               f'  File "{site}/torch/autograd/function.py", line 274, in apply',
               "    return user_fn(self, *args)",
               f'  File "{site}/torch/utils/checkpoint.py", line 157, in backward',
@@ -2328,10 +2325,7 @@ def case_twice_lightning():
           "    model.backward(tensor, *args, **kwargs)",
           f'  File "{site}/lightning/pytorch/core/module.py", line 1054, in backward',
           "    loss.backward(*args, **kwargs)",
-          f'  File "{site}/torch/_tensor.py", line 492, in backward',
-          "    torch.autograd.backward(",
-          f'  File "{site}/torch/autograd/__init__.py", line 251, in backward',
-          "    Variable._execution_engine.run_backward(  # Calls into the C++ engine to run the backward pass",
+          *backward_call_frames(site, "2.1"),
           f'  File "{site}/torch/autograd/function.py", line 288, in apply',
           "    return user_fn(self, *args)",
           f'  File "{site}/torch/utils/checkpoint.py", line 288, in backward',

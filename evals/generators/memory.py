@@ -26,7 +26,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 
 
-from common import SMI_HEADS_NARROW, Case, RankExit, accelerate_launch_frames, dedent, elastic_launch_frames, module_call_frames, parser, torchrun_child_failed_summary, torchrun_main_frames, write_case  # noqa: E402
+from common import SMI_HEADS_NARROW, Case, RankExit, accelerate_launch_frames, backward_call_frames, dedent, elastic_launch_frames, module_call_frames, parser, torchrun_child_failed_summary, torchrun_main_frames, write_case  # noqa: E402
 
 
 # --------------------------------------------------------------------------------------------------
@@ -317,10 +317,7 @@ def case_cuda_oom_01() -> Case:
         "    self.accelerator.backward(loss)",
         f'  File "{site}/accelerate/accelerator.py", line 1905, in backward',
         "    loss.backward(**kwargs)",
-        f'  File "{site}/torch/_tensor.py", line 492, in backward',
-        "    torch.autograd.backward(",
-        f'  File "{site}/torch/autograd/__init__.py", line 251, in backward',
-        "    Variable._execution_engine.run_backward(  # Calls into the C++ engine to run the backward pass",
+        *backward_call_frames(site, "2.1"),
         "torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 224.00 MiB. GPU 0 has a total capacty of "
         "22.19 GiB of which 51.50 MiB is free. Including non-PyTorch memory, this process has 22.13 GiB memory in use. "
         "Of the allocated memory 21.68 GiB is allocated by PyTorch, and 161.27 MiB is reserved by PyTorch but "
@@ -926,12 +923,7 @@ def case_frag_01() -> Case:
         "    main()",
         '  File "/home/dev/sft/train_sft.py", line 219, in main',
         "    loss.backward()",
-        f'  File "{site}/torch/_tensor.py", line 521, in backward',
-        "    torch.autograd.backward(",
-        f'  File "{site}/torch/autograd/__init__.py", line 289, in backward',
-        "    _engine_run_backward(",
-        f'  File "{site}/torch/autograd/graph.py", line 768, in _engine_run_backward',
-        "    return Variable._execution_engine.run_backward(  # Calls into the C++ engine to run the backward pass",
+        *backward_call_frames(site, "2.4"),
         "torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.44 GiB. GPU 0 has a total capacity of "
         "79.10 GiB of which 1.33 GiB is free. Including non-PyTorch memory, this process has 77.76 GiB memory in use. "
         "Of the allocated memory 58.31 GiB is allocated by PyTorch, and 18.94 GiB is reserved by PyTorch but "
@@ -1182,10 +1174,7 @@ def case_frag_03() -> Case:
         "    self.loss_scaler.backward(loss.float(), retain_graph=retain_graph)",
         f'  File "{site_l}/deepspeed/runtime/fp16/loss_scaler.py", line 63, in backward',
         "    scaled_loss.backward(retain_graph=retain_graph)",
-        f'  File "{site_l}/torch/_tensor.py", line 492, in backward',
-        "    torch.autograd.backward(",
-        f'  File "{site_l}/torch/autograd/__init__.py", line 251, in backward',
-        "    Variable._execution_engine.run_backward(  # Calls into the C++ engine to run the backward pass",
+        *backward_call_frames(site_l, "2.1"),
         f'  File "{site_l}/torch/autograd/function.py", line 288, in apply',
         "    return user_fn(self, *args)",
         f'  File "{site_l}/torch/utils/checkpoint.py", line 288, in backward',

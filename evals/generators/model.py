@@ -29,7 +29,7 @@ from pathlib import Path
 
 
 import common  # noqa: E402
-from common import REPO, SMI_HEADS_NARROW, SMI_HEADS_WIDE, SMI_PROCESSES_NARROW, SMI_PROCESSES_WIDE, Case, RankExit, accelerate_launch_frames, collect_env_report, elastic_launch_frames, module_call, parser, torchrun_child_failed_summary, write_case  # noqa: E402
+from common import BACKWARD_CALL, REPO, SMI_HEADS_NARROW, SMI_HEADS_WIDE, SMI_PROCESSES_NARROW, SMI_PROCESSES_WIDE, Case, RankExit, accelerate_launch_frames, collect_env_report, elastic_launch_frames, module_call, parser, torchrun_child_failed_summary, write_case  # noqa: E402
 
 VENV_PY = REPO / ".venv" / "bin" / "python"
 VENV_TORCHRUN = REPO / ".venv" / "bin" / "torchrun"
@@ -83,37 +83,6 @@ def wandb_key(rng: random.Random) -> str:
 
 
 Frame = tuple[str, int, str, str]  # (file, line, function, source line)
-
-# Tensor.backward -> autograd.backward (-> graph._engine_run_backward from 2.4)
-BACKWARD_CALL = {
-    "1.13": [
-        ("torch/_tensor.py", 487, "backward", "torch.autograd.backward("),
-        ("torch/autograd/__init__.py", 197, "backward", "Variable._execution_engine.run_backward(  # Calls into the C++ engine to run the backward pass"),
-    ],
-    "2.0": [
-        ("torch/_tensor.py", 487, "backward", "torch.autograd.backward("),
-        ("torch/autograd/__init__.py", 200, "backward", "Variable._execution_engine.run_backward(  # Calls into the C++ engine to run the backward pass"),
-    ],
-    "2.1": [
-        ("torch/_tensor.py", 492, "backward", "torch.autograd.backward("),
-        ("torch/autograd/__init__.py", 251, "backward", "Variable._execution_engine.run_backward(  # Calls into the C++ engine to run the backward pass"),
-    ],
-    "2.2": [
-        ("torch/_tensor.py", 522, "backward", "torch.autograd.backward("),
-        ("torch/autograd/__init__.py", 266, "backward", "_engine_run_backward("),
-    ],
-    "2.3": [
-        ("torch/_tensor.py", 525, "backward", "torch.autograd.backward("),
-        ("torch/autograd/__init__.py", 267, "backward", "_engine_run_backward("),
-        ("torch/autograd/graph.py", 744, "_engine_run_backward", "return Variable._execution_engine.run_backward(  # Calls into the C++ engine to run the backward pass"),
-    ],
-    "2.4": [
-        ("torch/_tensor.py", 521, "backward", "torch.autograd.backward("),
-        ("torch/autograd/__init__.py", 289, "backward", "_engine_run_backward("),
-        ("torch/autograd/graph.py", 768, "_engine_run_backward", "return Variable._execution_engine.run_backward(  # Calls into the C++ engine to run the backward pass"),
-    ],
-}
-
 
 def module_frames(site: str, ver: str) -> list[Frame]:
     return [(f"{site}/torch/nn/modules/module.py", ln, fn, src) for fn, ln, src in module_call(ver)]
