@@ -64,6 +64,15 @@ def ds_sigkill_handler(clock: Clock, L: dict, pids: list[int], python: str, scri
     return lines
 
 
+def ds_engine_info(clock: Clock, L: dict, version: str, gap: tuple[float, float]) -> list[str]:
+    """The first lines deepspeed.initialize logs on rank 0: the DeepSpeed version (a pip install has no git hash)
+    and whether the flops profiler is on; `gap` is the seconds before the first."""
+    return [ds_line(clock, L["log_dist"], f"[Rank 0] DeepSpeed info: version={version}, git-hash=unknown, git-branch=unknown",
+                    lo=gap[0], hi=gap[1]),
+            ds_line(clock, L["log_dist"], "[Rank 0] DeepSpeed Flops Profiler Enabled: False")]
+
+
+
 
 
 def rand_token(rng: random.Random, n: int, alphabet: str) -> str:
@@ -927,14 +936,11 @@ def case_build_ninja_path() -> Case:
               "--per_device_train_batch_size", "2"]
     hdr = ds_launcher_header(clock, v, world, 0, "127.0.0.1", 29500, script)
     out += [h.replace("/usr/bin/python3", f"{venv}/bin/python3") for h in hdr]
-    out += [ds_line(clock, L["accel"], "Setting ds_accelerator to cuda (auto detect)", lo=2.0, hi=3.0),
-            ds_line(clock, L["cdb"], "cdb=None", lo=1.0, hi=2.0),
-            ds_line(clock, L["comm_init"], "Initializing TorchBackend in DeepSpeed with backend nccl"),
+    out += [*ds_comm_setup(clock, L, True, "", (2.0, 3.0), (1.0, 2.0)),
             "Loading checkpoint shards: 100%|██████████| 2/2 [00:06<00:00,  3.22s/it]",
             f"{clock.tick(0.5, 1.0).strftime('%m/%d/%Y %H:%M:%S')} - INFO - __main__ - model microsoft/phi-2: 2.78B params, all trainable (full fine-tune)",
             "Map: 100%|██████████| 12000/12000 [00:04<00:00, 2741.55 examples/s]",
-            ds_line(clock, L["log_dist"], "[Rank 0] DeepSpeed info: version=0.12.6, git-hash=unknown, git-branch=unknown", lo=0.5, hi=1.0),
-            ds_line(clock, L["log_dist"], "[Rank 0] DeepSpeed Flops Profiler Enabled: False"),
+            *ds_engine_info(clock, L, "0.12.6", (0.5, 1.0)),
             "Using /home/ubuntu/.cache/torch_extensions/py310_cu121 as PyTorch extensions root...",
             "Creating extension directory /home/ubuntu/.cache/torch_extensions/py310_cu121/cpu_adam...",
             "Detected CUDA files, patching ldflags",
@@ -1026,8 +1032,7 @@ def case_build_cpu_adam_no_cuda_home() -> Case:
         blocks.append(b)
     out += interleave(blocks, rng, 1, 2)
     out += ["Map (num_proc=8): 100%|██████████| 207865/207865 [00:38<00:00, 5433.62 examples/s]",
-            ds_line(clock, L["log_dist"], "[Rank 0] DeepSpeed info: version=0.12.6, git-hash=unknown, git-branch=unknown", lo=3.0, hi=5.0),
-            ds_line(clock, L["log_dist"], "[Rank 0] DeepSpeed Flops Profiler Enabled: False")]
+            *ds_engine_info(clock, L, "0.12.6", (3.0, 5.0))]
     frames = [("/app/train.py", 214, "<module>", "main()"),
               ("/app/train.py", 205, "main", "trainer.train()"),
               (f"{site}/transformers/trainer.py", 1537, "train", "return inner_training_loop("),
@@ -1082,8 +1087,7 @@ def case_build_link_curand_multirank() -> Case:
     pids = [60117 + i for i in range(8)]
     out += interleave([ds_comm_setup(clock, L, r == 0, "", (0.2, 0.6), (0.5, 1.0)) for r in range(8)], rng, 1, 2)
     out += [ds_line(clock, "partition_parameters.py:348:__exit__", "finished initializing model - num_params = 723, num_elems = 68.98B", lo=60, hi=90),
-            ds_line(clock, L["log_dist"], "[Rank 0] DeepSpeed info: version=0.12.6, git-hash=unknown, git-branch=unknown", lo=1, hi=2),
-            ds_line(clock, L["log_dist"], "[Rank 0] DeepSpeed Flops Profiler Enabled: False")]
+            *ds_engine_info(clock, L, "0.12.6", (1, 2))]
     builder = 2
     blocks = []
     for r in range(8):
@@ -1185,13 +1189,10 @@ def case_build_cuda_mismatch() -> Case:
     script = ["finetune_t5.py", "--model", "google/flan-t5-xl", "--deepspeed", "ds_offload.json", "--fp32"]
     hdr = ds_launcher_header(clock, v, world, 0, "127.0.0.1", 29500, script)
     out += [h for h in hdr if "Detected" not in h]
-    out += [ds_line(clock, L["accel"], "Setting ds_accelerator to cuda (auto detect)", lo=1.5, hi=2.5),
-            ds_line(clock, L["cdb"], "cdb=None", lo=0.5, hi=1.0),
-            ds_line(clock, L["comm_init"], "Initializing TorchBackend in DeepSpeed with backend nccl"),
+    out += [*ds_comm_setup(clock, L, True, "", (1.5, 2.5), (0.5, 1.0)),
             "You are using the default legacy behaviour of the <class 'transformers.models.t5.tokenization_t5.T5Tokenizer'>. This is expected, and simply means that the `legacy` (previous) behavior will be used so nothing changes for you. If you want to use the new behaviour, set `legacy=False`. This should only be set if you understand what it means, and thoroughly read the reason why this was added as explained in https://github.com/huggingface/transformers/pull/24565",
             "Loading checkpoint shards: 100%|██████████| 2/2 [00:09<00:00,  4.61s/it]",
-            ds_line(clock, L["log_dist"], "[Rank 0] DeepSpeed info: version=0.12.6, git-hash=unknown, git-branch=unknown", lo=1.0, hi=2.0),
-            ds_line(clock, L["log_dist"], "[Rank 0] DeepSpeed Flops Profiler Enabled: False"),
+            *ds_engine_info(clock, L, "0.12.6", (1.0, 2.0)),
             "Using /root/.cache/torch_extensions/py310_cu118 as PyTorch extensions root...",
             "Creating extension directory /root/.cache/torch_extensions/py310_cu118/cpu_adam..."]
     frames = [("/workspace/t5ft/finetune_t5.py", 318, "<module>", "main()"),
@@ -1228,13 +1229,10 @@ def case_build_fused_adam_no_cuda_home() -> Case:
     script = ["train_clf.py", "--deepspeed_config", "ds_z1.json", "--model", "roberta-large", "--epochs", "3"]
     hdr = ds_launcher_header(clock, v, world, 0, "127.0.0.1", 29500, script)
     out += [h.replace("/usr/bin/python3", "/opt/conda/bin/python") for h in hdr if "Detected" not in h]
-    out += [ds_line(clock, L["accel"], "Setting ds_accelerator to cuda (auto detect)", lo=1.5, hi=2.5),
-            ds_line(clock, L["cdb"], "cdb=None", lo=0.5, hi=1.0),
-            ds_line(clock, L["comm_init"], "Initializing TorchBackend in DeepSpeed with backend nccl"),
+    out += [*ds_comm_setup(clock, L, True, "", (1.5, 2.5), (0.5, 1.0)),
             "Some weights of RobertaForSequenceClassification were not initialized from the model checkpoint at roberta-large and are newly initialized: ['classifier.dense.bias', 'classifier.dense.weight', 'classifier.out_proj.bias', 'classifier.out_proj.weight']",
             "You should probably TRAIN this model on a down-stream task to be able to use it for predictions and inference.",
-            ds_line(clock, L["log_dist"], "[Rank 0] DeepSpeed info: version=0.12.6, git-hash=unknown, git-branch=unknown", lo=1.0, hi=2.0),
-            ds_line(clock, L["log_dist"], "[Rank 0] DeepSpeed Flops Profiler Enabled: False"),
+            *ds_engine_info(clock, L, "0.12.6", (1.0, 2.0)),
             "Using /root/.cache/torch_extensions/py310_cu121 as PyTorch extensions root...",
             "Creating extension directory /root/.cache/torch_extensions/py310_cu121/fused_adam...",
             "Detected CUDA files, patching ldflags"]
