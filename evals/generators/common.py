@@ -16,6 +16,7 @@ import random
 import shutil
 import sys
 import textwrap
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -104,6 +105,17 @@ def write_all(out: Path, cases: list[Case]) -> None:
     for c in cases:
         write_case(out, c)
     print(f"wrote {len(cases)} cases under {out}")
+
+
+def write_selected(out: Path, cases: Iterable[Case], only: str | None = None) -> int:
+    """Write the cases whose id contains `only` (all of them when it is empty) and say how many; `cases` may be a
+    generator, so a case is made only as it is written."""
+    n = 0
+    for case in cases:
+        if not only or only in case.case_id:
+            write_case(out, case)
+            n += 1
+    return n
 
 
 class Collector:

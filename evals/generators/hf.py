@@ -29,7 +29,7 @@ from datetime import datetime
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import REPO, Case, RankExit, parser, torchrun_child_failed_summary, write_case  # noqa: E402  (case writer, launcher summary)
+from common import REPO, Case, RankExit, parser, torchrun_child_failed_summary, write_selected  # noqa: E402  (case writer, launcher summary)
 from model import (  # noqa: E402  (the noise helpers)
     VENV_PY,
     Clock,
@@ -875,18 +875,10 @@ def main() -> None:
     ap.add_argument("--hf-site", default="", help="directory holding the Hugging Face packages (pip install --target)")
     ap.add_argument("--only", default="", help="only cases whose id contains this")
     args = ap.parse_args()
-    n = 0
-    for fn in SYNTHETIC:
-        case = fn()
-        if args.only in case.case_id:
-            write_case(args.out, case)
-            n += 1
+    n = write_selected(args.out, (fn() for fn in SYNTHETIC), args.only)
     if args.capture:
         assert args.hf_site, "--capture needs --hf-site"
-        for prog in REAL_PROGRAMS:
-            if args.only in prog.case.case_id:
-                write_case(args.out, capture(prog, Path(args.hf_site)))
-                n += 1
+        n += write_selected(args.out, (capture(p, Path(args.hf_site)) for p in REAL_PROGRAMS if args.only in p.case.case_id))
     print(f"wrote {n} cases under {args.out}")
 
 

@@ -20,7 +20,7 @@ from datetime import datetime
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import Case, RankExit, parser, torchrun_child_failed_summary, write_case  # noqa: E402  (case writer, launcher summary)
+from common import Case, RankExit, parser, torchrun_child_failed_summary, write_selected  # noqa: E402  (case writer, launcher summary)
 from model import (  # noqa: E402  (the noise helpers)
     Clock,
     hf_train_banner,
@@ -810,12 +810,7 @@ def main() -> None:
     ap = parser(__doc__.splitlines()[0])
     ap.add_argument("--only", default="", help="only cases whose id contains this")
     args = ap.parse_args()
-    n = 0
-    for fn in CASES:
-        c = fn()
-        if args.only in c.case_id:
-            write_case(args.out, c)
-            n += 1
+    n = write_selected(args.out, (fn() for fn in CASES), args.only)
     print(f"wrote {n} cases under {args.out}")
 
 

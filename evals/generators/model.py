@@ -29,7 +29,7 @@ from pathlib import Path
 
 
 import common  # noqa: E402
-from common import BACKWARD_CALL, REPO, SMI_HEADS_NARROW, SMI_HEADS_WIDE, SMI_PROCESSES_NARROW, SMI_PROCESSES_WIDE, Case, RankExit, accelerate_launch_frames, collect_env_report, elastic_launch_frames, module_call, parser, torchrun_child_failed_summary, write_case  # noqa: E402
+from common import BACKWARD_CALL, REPO, SMI_HEADS_NARROW, SMI_HEADS_WIDE, SMI_PROCESSES_NARROW, SMI_PROCESSES_WIDE, Case, RankExit, accelerate_launch_frames, collect_env_report, elastic_launch_frames, module_call, parser, torchrun_child_failed_summary, write_selected  # noqa: E402
 
 VENV_PY = REPO / ".venv" / "bin" / "python"
 VENV_TORCHRUN = REPO / ".venv" / "bin" / "torchrun"
@@ -3101,15 +3101,9 @@ def main() -> None:
     ap.add_argument("--capture", action="store_true", help="re-run the real CPU programs (needs .venv torch)")
     ap.add_argument("--only", default="", help="only cases whose id contains this")
     args = ap.parse_args()
-    n = 0
-    for fn in SYNTHETIC:
-        case = fn()
-        if args.only in case.case_id:
-            write_case(args.out, case); n += 1
+    n = write_selected(args.out, (fn() for fn in SYNTHETIC), args.only)
     if args.capture:
-        for prog in REAL_PROGRAMS:
-            if args.only in prog.case.case_id:
-                write_case(args.out, capture(prog)); n += 1
+        n += write_selected(args.out, (capture(p) for p in REAL_PROGRAMS if args.only in p.case.case_id))
     print(f"wrote {n} cases under {args.out}")
 
 

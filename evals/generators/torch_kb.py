@@ -21,7 +21,7 @@ import textwrap
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import Case, parser, write_case  # noqa: E402
+from common import Case, parser, write_selected  # noqa: E402
 import model as _model  # noqa: E402
 from model import RealProgram  # noqa: E402
 
@@ -1593,16 +1593,10 @@ def main() -> None:
     ap.add_argument("--only", help="write only the cases whose id contains this")
     ap.add_argument("--capture", action="store_true", help="also rerun the real CPU programs and store what they print")
     args = ap.parse_args()
-    for case in WRITTEN:
-        if not args.only or args.only in case.case_id:
-            write_case(args.out, case)
-            print("wrote", case.case_id)
-    if not args.capture:
-        return
-    for prog in REAL:
-        if not args.only or args.only in prog.case.case_id:
-            write_case(args.out, capture(prog))
-            print("captured", prog.case.case_id)
+    n = write_selected(args.out, WRITTEN, args.only)
+    if args.capture:
+        n += write_selected(args.out, (capture(p) for p in REAL if not args.only or args.only in p.case.case_id))
+    print(f"wrote {n} cases under {args.out}")
 
 
 if __name__ == "__main__":

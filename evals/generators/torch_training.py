@@ -25,7 +25,7 @@ import textwrap
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import Case, dedent, parser, prefix, write_case
+from common import Case, dedent, parser, prefix, write_case, write_selected
 from model import RealProgram
 from torch_kb import capture
 
@@ -1057,10 +1057,7 @@ def main() -> None:
     ap.add_argument("--capture", action="store_true", help="also rerun the real CPU programs and store what they print")
     ap.add_argument("--site", type=Path, help="a folder with the extra packages the captured programs import")
     args = ap.parse_args()
-    for case in WRITTEN:
-        if not args.only or args.only in case.case_id:
-            write_case(args.out, case)
-            print("wrote", case.case_id)
+    print(f"wrote {write_selected(args.out, WRITTEN, args.only)} cases under {args.out}")
     if not args.capture:
         return
     if args.site:
