@@ -297,24 +297,33 @@ def ds_report_header(okay: str = "[OKAY]") -> list[str]:
 # tracebacks many runs share
 
 
+def uvloop_run_frames(site: str, carets: bool = False) -> list[str]:
+    """The frames `uvloop.run(main())` puts between a server's entry point and its coroutine (uvloop over
+    Python 3.12's asyncio runner); `carets` adds the marks Python prints under the calls when it can."""
+    frames = [
+        (f'  File "{site}/uvloop/__init__.py", line 109, in run', "    return __asyncio.run(", 14),
+        ('  File "/usr/lib/python3.12/asyncio/runners.py", line 195, in run', "    return runner.run(main)", 16),
+        ('  File "/usr/lib/python3.12/asyncio/runners.py", line 118, in run',
+         "    return self._loop.run_until_complete(task)", 35),
+        ('  File "uvloop/loop.pyx", line 1518, in uvloop.loop.Loop.run_until_complete', None, 0),
+        (f'  File "{site}/uvloop/__init__.py", line 61, in wrapper', "    return await main", 10),
+    ]
+    out = []
+    for where, src, width in frames:
+        out.append(where)
+        if src:
+            out.append(src)
+            if carets:
+                out.append(" " * 11 + "^" * width)
+    return out
+
+
 def vllm_engine_client_frames(site: str) -> str:
     """The frames vLLM 0.11's OpenAI API server prints between `uvloop.run(run_server(args))` and the engine
     config it builds (uvloop, asyncio's runner, the engine client's two async context managers), with the
     relative indent Python gives them; `site` is the site-packages folder."""
     lines = [
-        f'  File "{site}/uvloop/__init__.py", line 109, in run',
-        "    return __asyncio.run(",
-        "           ^^^^^^^^^^^^^^",
-        '  File "/usr/lib/python3.12/asyncio/runners.py", line 195, in run',
-        "    return runner.run(main)",
-        "           ^^^^^^^^^^^^^^^^",
-        '  File "/usr/lib/python3.12/asyncio/runners.py", line 118, in run',
-        "    return self._loop.run_until_complete(task)",
-        "           ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^",
-        '  File "uvloop/loop.pyx", line 1518, in uvloop.loop.Loop.run_until_complete',
-        f'  File "{site}/uvloop/__init__.py", line 61, in wrapper',
-        "    return await main",
-        "           ^^^^^^^^^^",
+        *uvloop_run_frames(site, carets=True),
         f'  File "{site}/vllm/entrypoints/openai/api_server.py", line 1884, in run_server',
         "    await run_server_worker(listen_address, sock, args, **uvicorn_kwargs)",
         f'  File "{site}/vllm/entrypoints/openai/api_server.py", line 1902, in run_server_worker',

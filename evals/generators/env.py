@@ -24,7 +24,7 @@ import random
 from datetime import datetime, timedelta
 
 
-from common import SMI_HEADS_NARROW, Collector, RankExit, accelerate_launch_frames, collect_env_report, dedent, elastic_launch_frames, module_call_frames, parser, pip_metadata_generation_failed, torchrun_child_failed_summary, torchrun_main_frames  # noqa: E402
+from common import SMI_HEADS_NARROW, Collector, RankExit, accelerate_launch_frames, collect_env_report, dedent, elastic_launch_frames, module_call_frames, parser, pip_metadata_generation_failed, torchrun_child_failed_summary, torchrun_main_frames, uvloop_run_frames  # noqa: E402
 
 _cases = Collector()
 case = _cases.case
@@ -2846,15 +2846,7 @@ def kv_llama31_v1_l4_02():
              "    args.dispatch_function(args)",
              f'  File "{site}/vllm/entrypoints/cli/serve.py", line 27, in cmd',
              "    uvloop.run(run_server(args))",
-             f'  File "{site}/uvloop/__init__.py", line 109, in run',
-             "    return __asyncio.run(",
-             '  File "/usr/lib/python3.12/asyncio/runners.py", line 195, in run',
-             "    return runner.run(main)",
-             '  File "/usr/lib/python3.12/asyncio/runners.py", line 118, in run',
-             "    return self._loop.run_until_complete(task)",
-             '  File "uvloop/loop.pyx", line 1518, in uvloop.loop.Loop.run_until_complete',
-             f'  File "{site}/uvloop/__init__.py", line 61, in wrapper',
-             "    return await main",
+             *uvloop_run_frames(site),
              f'  File "{site}/vllm/entrypoints/openai/api_server.py", line 1078, in run_server',
              "    async with build_async_engine_client(args) as engine_client:",
              '  File "/usr/lib/python3.12/contextlib.py", line 210, in __aenter__',
@@ -3221,15 +3213,7 @@ def mem_v1_free_memory_02():
              '  File "<frozen runpy>", line 88, in _run_code',
              f'  File "{site}/vllm/entrypoints/openai/api_server.py", line 1495, in <module>',
              "    uvloop.run(run_server(args))",
-             f'  File "{site}/uvloop/__init__.py", line 109, in run',
-             "    return __asyncio.run(",
-             '  File "/usr/lib/python3.12/asyncio/runners.py", line 195, in run',
-             "    return runner.run(main)",
-             '  File "/usr/lib/python3.12/asyncio/runners.py", line 118, in run',
-             "    return self._loop.run_until_complete(task)",
-             '  File "uvloop/loop.pyx", line 1518, in uvloop.loop.Loop.run_until_complete',
-             f'  File "{site}/uvloop/__init__.py", line 61, in wrapper',
-             "    return await main",
+             *uvloop_run_frames(site),
              f'  File "{site}/vllm/entrypoints/openai/api_server.py", line 1431, in run_server',
              "    await run_server_worker(listen_address, sock, args, **uvicorn_kwargs)",
              f'  File "{site}/vllm/entrypoints/openai/api_server.py", line 1451, in run_server_worker',
