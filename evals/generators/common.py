@@ -233,7 +233,7 @@ def collect_env_report(*, torch: str, cuda_build: str, os: str, gcc: str, libc: 
 
 
 def pip_metadata_generation_failed() -> list[str]:
-    """pip's closing lines (pip 22.1 on) when a package's setup.py or build backend fails while pip prepares its
+    """pip's closing lines when a package's setup.py or build backend fails while pip prepares its
     metadata: the end of the subprocess output and pip's own 'not a problem with pip' notes."""
     return [
         "      [end of output]",
@@ -433,12 +433,13 @@ class RankExit:
 
 def torchrun_child_failed_summary(script: str, root: RankExit, others: list[RankExit], *,
                                   signal_names: bool = False, pad: bool = False, width: int = 60) -> list[str]:
-    """The message of torchrun's ChildFailedError (torch.distributed.elastic's `_format_failures`): the script
-    FAILED, the other failed workers, then the root cause (the first worker to fail), between '=' rules.
+    """torchrun's ChildFailedError message (its format_msg, in torch.distributed.elastic's errors module): the
+    script FAILED, the other failed workers, then the root cause (the first worker to fail), between '=' rules.
 
-    `signal_names` writes a killed worker's exit code as later releases do ("-15 (pid: 7)  (SIGTERM)");
-    `pad` keeps the space some releases leave after a plain exit code ("1 (pid: 7) "); `width` is the rules'
-    length (60 unless the terminal was narrower)."""
+    `signal_names` names a killed worker's signal after its exit code ("-15 (pid: 7)  (SIGTERM)") and `pad` keeps
+    the space then left after a plain one ("1 (pid: 7) "): releases whose template reads "(pid: ${pid})
+    ${signal_name}" print both (torch 2.13 does; 2.5.1 prints neither). `width` is the rules' length (60 unless
+    the terminal was narrower)."""
 
     def entry(i: int, e: RankExit) -> list[str]:
         code = f"{e.exitcode} (pid: {e.pid})"
