@@ -21,7 +21,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 
 
-from common import SMI_HEADS_NARROW, SMI_PROCESSES_WIDE, Case, Clock, RankExit, accelerate_launch_frames, block, ds_report_header, elastic_launch_frames, module_call_frames, parser, prefix, torchrun_child_failed_summary, torchrun_main_frames, write_all  # noqa: E402
+from common import SMI_HEADS_NARROW, SMI_PROCESSES_WIDE, Case, Clock, RankExit, accelerate_launch_frames, backward_call_frames, block, ds_report_header, elastic_launch_frames, module_call_frames, parser, prefix, torchrun_child_failed_summary, torchrun_main_frames, write_all  # noqa: E402
 
 
 def hexaddr(rng: random.Random, base: int = 0x7F00_0000_0000) -> str:
@@ -2392,32 +2392,29 @@ def cublas_dpo_first_backward() -> Case:
         out.append(f"[INFO|trainer.py:{n}] {clk.ds(0, 0.002)} >> {m}")
     out.append("  0%|          | 0/3820 [00:00<?, ?it/s]Could not estimate the number of tokens of the input, floating-point operations will not be computed")
     out.append(f"{clk.hf(2, 3)} - INFO - __main__ - step 0 forward done: policy+ref logps computed, cuda allocated 38.42 GiB, reserved 38.96 GiB")
-    out.append(block(f"""
-        Traceback (most recent call last):
-          File "/workspace/align/dpo.py", line 214, in <module>
-            main()
-          File "/workspace/align/dpo.py", line 205, in main
-            trainer.train()
-          File "{site}/transformers/trainer.py", line 1555, in train
-            return inner_training_loop(
-          File "{site}/transformers/trainer.py", line 1860, in _inner_training_loop
-            tr_loss_step = self.training_step(model, inputs)
-          File "{site}/transformers/trainer.py", line 2734, in training_step
-            self.accelerator.backward(loss)
-          File "{site}/accelerate/accelerator.py", line 1989, in backward
-            loss.backward(**kwargs)
-          File "{site}/torch/_tensor.py", line 492, in backward
-            torch.autograd.backward(
-          File "{site}/torch/autograd/__init__.py", line 251, in backward
-            Variable._execution_engine.run_backward(  # Calls into the C++ engine to run the backward pass
-          File "{site}/torch/autograd/function.py", line 288, in apply
-            return user_fn(self, *args)
-          File "{site}/torch/utils/checkpoint.py", line 288, in backward
-            torch.autograd.backward(outputs_with_grad, args_with_grad)
-          File "{site}/torch/autograd/__init__.py", line 251, in backward
-            Variable._execution_engine.run_backward(  # Calls into the C++ engine to run the backward pass
-        RuntimeError: CUDA error: CUBLAS_STATUS_ALLOC_FAILED when calling `cublasCreate(handle)`
-        """).rstrip("\n"))
+    out.append("\n".join([
+        "Traceback (most recent call last):",
+        '  File "/workspace/align/dpo.py", line 214, in <module>',
+        "    main()",
+        '  File "/workspace/align/dpo.py", line 205, in main',
+        "    trainer.train()",
+        f'  File "{site}/transformers/trainer.py", line 1555, in train',
+        "    return inner_training_loop(",
+        f'  File "{site}/transformers/trainer.py", line 1860, in _inner_training_loop',
+        "    tr_loss_step = self.training_step(model, inputs)",
+        f'  File "{site}/transformers/trainer.py", line 2734, in training_step',
+        "    self.accelerator.backward(loss)",
+        f'  File "{site}/accelerate/accelerator.py", line 1989, in backward',
+        "    loss.backward(**kwargs)",
+        *backward_call_frames(site, "2.1"),
+        f'  File "{site}/torch/autograd/function.py", line 288, in apply',
+        "    return user_fn(self, *args)",
+        f'  File "{site}/torch/utils/checkpoint.py", line 288, in backward',
+        "    torch.autograd.backward(outputs_with_grad, args_with_grad)",
+        f'  File "{site}/torch/autograd/__init__.py", line 251, in backward',
+        "    Variable._execution_engine.run_backward(  # Calls into the C++ engine to run the backward pass",
+        "RuntimeError: CUDA error: CUBLAS_STATUS_ALLOC_FAILED when calling `cublasCreate(handle)`",
+    ]))
     out.append("  0%|          | 0/3820 [00:06<?, ?it/s]")
     return Case(
         case_id="cublas-failure-dpo-first-backward-03",
