@@ -762,6 +762,32 @@ def ds_fused_adam_jit(site: str, ext_root: str, build: bool, arch: str = "90", n
     return "\n".join(lines) + "\n"
 
 
+def fused_adam_step_frames(site: str, zero: str, lines: tuple[int, int, int, int, int, int]) -> list[str]:
+    """The frames from DeepSpeedEngine.step down to FusedAdam's multi-tensor launch, through the ZeRO optimizer of
+    `zero` ("stage_1_and_2" or "stage3"); `lines` are the release's (engine step, _take_model_step, nvtx, the ZeRO
+    step and _optimizer_step, torch's optimizer wrapper)."""
+    step, take, nvtx, zstep, zopt, wrapper = lines
+    arg = {"stage_1_and_2": "i", "stage3": "sub_group_id"}[zero]  # what each ZeRO optimizer passes down
+    return [
+        f'  File "{site}/deepspeed/runtime/engine.py", line {step}, in step',
+        "    self._take_model_step(lr_kwargs)",
+        f'  File "{site}/deepspeed/runtime/engine.py", line {take}, in _take_model_step',
+        "    self.optimizer.step()",
+        f'  File "{site}/deepspeed/utils/nvtx.py", line {nvtx}, in wrapped_fn',
+        "    ret_val = func(*args, **kwargs)",
+        f'  File "{site}/deepspeed/runtime/zero/{zero}.py", line {zstep}, in step',
+        f"    self._optimizer_step({arg})",
+        f'  File "{site}/deepspeed/runtime/zero/{zero}.py", line {zopt}, in _optimizer_step',
+        "    self.optimizer.step()",
+        f'  File "{site}/torch/optim/optimizer.py", line {wrapper}, in wrapper',
+        "    out = func(*args, **kwargs)",
+        f'  File "{site}/deepspeed/ops/adam/fused_adam.py", line 191, in step',
+        "    multi_tensor_applier(self.multi_tensor_adam, self._dummy_overflow_buf, [g_32, p_32, m_32, v_32],",
+        f'  File "{site}/deepspeed/ops/adam/multi_tensor_apply.py", line 17, in __call__',
+        "    return op(self.chunk_size, noop_flag_buffer, tensor_lists, *args)",
+    ]
+
+
 def ds_zero12_init(clk: Clock, ds_v: str, stage: int, dtype: str, world: int, part: int, ma: tuple[float, float], ranks_print: list[int], sched: str = "WarmupDecayLR", lr_line: str = "lr=[0.0], mom=[(0.9, 0.95)]", stage_line: tuple[int, int, int] = (148, 520, 1842)) -> str:
     L = []
     log = lambda msg, src="logging.py:96:log_dist": L.append(f"[{clk.ds()}] [INFO] [{src}] {msg}")  # noqa: E731
@@ -843,29 +869,14 @@ def fa_zero2_two_h100() -> Case:
     out.append(f"[{clk.ds(1, 2)}] train_sft INFO: starting epoch 0 (154 optimizer steps/epoch)")
     clk.tick(20, 25)
     out.append(f"[{clk.ds()}] train_sft INFO: micro 8/8 of step 1 | loss 1.5213 | fwd+bwd 2.61s")
-    tb = block(f"""
-        Traceback (most recent call last):
-          File "/workspace/train_sft.py", line 188, in <module>
-            main()
-          File "/workspace/train_sft.py", line 171, in main
-            engine.step()
-          File "{site}/deepspeed/runtime/engine.py", line 2169, in step
-            self._take_model_step(lr_kwargs)
-          File "{site}/deepspeed/runtime/engine.py", line 2075, in _take_model_step
-            self.optimizer.step()
-          File "{site}/deepspeed/utils/nvtx.py", line 15, in wrapped_fn
-            ret_val = func(*args, **kwargs)
-          File "{site}/deepspeed/runtime/zero/stage_1_and_2.py", line 1842, in step
-            self._optimizer_step(i)
-          File "{site}/deepspeed/runtime/zero/stage_1_and_2.py", line 1749, in _optimizer_step
-            self.optimizer.step()
-          File "{site}/torch/optim/optimizer.py", line 373, in wrapper
-            out = func(*args, **kwargs)
-          File "{site}/deepspeed/ops/adam/fused_adam.py", line 191, in step
-            multi_tensor_applier(self.multi_tensor_adam, self._dummy_overflow_buf, [g_32, p_32, m_32, v_32],
-          File "{site}/deepspeed/ops/adam/multi_tensor_apply.py", line 17, in __call__
-            return op(self.chunk_size, noop_flag_buffer, tensor_lists, *args)
-        """)
+    tb = "\n".join([
+        "Traceback (most recent call last):",
+        '  File "/workspace/train_sft.py", line 188, in <module>',
+        "    main()",
+        '  File "/workspace/train_sft.py", line 171, in main',
+        "    engine.step()",
+        *fused_adam_step_frames(site, "stage_1_and_2", (2169, 2075, 15, 1842, 1749, 373)),
+    ]) + "\n"
     err = cuda_error("an illegal memory access was encountered", "2.1.2")
     out.append(tb.rstrip("\n"))
     out.append(err.rstrip("\n"))
@@ -1157,29 +1168,14 @@ def fa_zero3_subgroup_h100() -> Case:
     clk.tick(60, 70)
     out.append(f"[{clk.ds()}] INFO train: micro 16/16 loss 2.1193 (fwd 1.21s bwd 2.44s)")
     site_ = site
-    tb0 = block(f"""
-        Traceback (most recent call last):
-          File "/workspace/pretrain/train.py", line 233, in <module>
-            main()
-          File "/workspace/pretrain/train.py", line 214, in main
-            engine.step()
-          File "{site_}/deepspeed/runtime/engine.py", line 2213, in step
-            self._take_model_step(lr_kwargs)
-          File "{site_}/deepspeed/runtime/engine.py", line 2119, in _take_model_step
-            self.optimizer.step()
-          File "{site_}/deepspeed/utils/nvtx.py", line 18, in wrapped_fn
-            ret_val = func(*args, **kwargs)
-          File "{site_}/deepspeed/runtime/zero/stage3.py", line 2094, in step
-            self._optimizer_step(sub_group_id)
-          File "{site_}/deepspeed/runtime/zero/stage3.py", line 964, in _optimizer_step
-            self.optimizer.step()
-          File "{site_}/torch/optim/optimizer.py", line 484, in wrapper
-            out = func(*args, **kwargs)
-          File "{site_}/deepspeed/ops/adam/fused_adam.py", line 191, in step
-            multi_tensor_applier(self.multi_tensor_adam, self._dummy_overflow_buf, [g_32, p_32, m_32, v_32],
-          File "{site_}/deepspeed/ops/adam/multi_tensor_apply.py", line 17, in __call__
-            return op(self.chunk_size, noop_flag_buffer, tensor_lists, *args)
-        """)
+    tb0 = "\n".join([
+        "Traceback (most recent call last):",
+        '  File "/workspace/pretrain/train.py", line 233, in <module>',
+        "    main()",
+        '  File "/workspace/pretrain/train.py", line 214, in main',
+        "    engine.step()",
+        *fused_adam_step_frames(site_, "stage3", (2213, 2119, 18, 2094, 964, 484)),
+    ]) + "\n"
     out.append(tb0.rstrip("\n"))
     out.append(cuda_error("an illegal memory access was encountered", "2.4.1").rstrip("\n"))
     mod = f"{site_}/torch/nn/modules/module.py"
