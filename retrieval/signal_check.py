@@ -2,35 +2,33 @@
 
 A maintainers' check, run by hand (`python kb/check_signals.py`) and by a scheduled CI job, never in
 the default test run: it downloads wheels and sdists with pip at development time. Each artifact is
-read into *units*: string literals of its Python files (f-string fields and %/{} placeholders become
-wildcards), the lines of its C/C++/CUDA sources, the printable strings of its shared libraries and its
-member paths. A fragment *occurs* in a release when it is a substring of some rendering of a unit, or
-of up to three adjacent units (C++ messages are often built from pieces stored side by side).
+streamed into units (`retrieval.signal_units`) and every fragment that names its library is searched
+in one multi-pattern pass (`retrieval.signal_scan`); only a batch of units is held at a time. What an
+artifact was found to contain is remembered next to the download, per fragment, so a rerun reads an
+artifact again only for fragments it has not been searched for.
 """
 
 from __future__ import annotations
 
-import ast
-import bisect
 import json
-import mmap
 import re
 import subprocess
 import sys
 import tarfile
 import zipfile
-from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import Version
 
 from retrieval.kb import KnowledgeBase
+from retrieval.signal_scan import Scanner
+from retrieval.signal_units import archive_batches
 
-WILD = "\x00"  # a placeholder inside a unit: matches any text, including none
-SEP = "\x01"  # between units in an artifact's haystack
-_MAX_WINDOW = 3
+# Bump when the reading or the matching changes what is found: memos of another version are not used.
+MATCHER_VERSION = 2
 
 
 @dataclass(frozen=True)
@@ -100,191 +98,6 @@ _WHEEL_OPTIONS = [
     *[a for p in ("manylinux_2_28_x86_64", "manylinux_2_27_x86_64", "manylinux_2_24_x86_64", "manylinux_2_18_x86_64",
                   "manylinux_2_17_x86_64", "manylinux2014_x86_64", "manylinux1_x86_64") for a in ("--platform", p)],
 ]
-_PY_SUFFIXES = (".py",)
-_SOURCE_SUFFIXES = (".c", ".cc", ".cpp", ".cu", ".cuh", ".h", ".hpp")
-_BINARY_RE = re.compile(r"\.so(\.\d+)*$")
-# printf conversions ("NET/IB : Got completion from peer %s with error %d"), fmt/str.format fields
-# ("DataLoader worker (pid {}) is killed by signal: {}") and %-style named fields ("%(name)s").
-_PLACEHOLDER = re.compile(
-    r"%\([a-z_]+\)[sdr]|%[-+ #0]*(?:\d+|\*)?(?:\.(?:\d+|\*))?(?:hh|h|ll|l|z|j|t|L)?[diouxXeEfgGcsp]"
-    r"|\{[^{}\s]{0,40}\}"
-)
-_PRINTABLE = re.compile(rb"[\x20-\x7e\t]{6,}")
-
-
-# --- reading an artifact into units ----------------------------------------------------------------
-
-
-def _template(text: str) -> str:
-    """A literal with its placeholders replaced by WILD; '%%' stays a percent sign."""
-    return _PLACEHOLDER.sub(WILD, text.replace("%%", "\x03")).replace("\x03", "%")
-
-
-def _python_units(source: str) -> Iterator[str]:
-    """String literals (f-string fields as wildcards) and raw lines (tracebacks quote code lines)."""
-    yield from (line.strip() for line in source.splitlines() if line.strip())
-    try:
-        tree = ast.parse(source)
-    except (SyntaxError, ValueError):
-        return
-    for node in ast.walk(tree):
-        if isinstance(node, ast.JoinedStr):
-            yield "".join(v.value if isinstance(v, ast.Constant) and isinstance(v.value, str) else WILD for v in node.values)
-        elif isinstance(node, ast.Constant) and isinstance(node.value, str) and len(node.value) >= 6:
-            yield _template(node.value)
-
-
-def _binary_units(data: bytes | mmap.mmap) -> Iterator[str]:
-    for m in _PRINTABLE.finditer(data):
-        yield _template(m.group().decode("ascii"))
-
-
-def units_of_members(members: Iterable[tuple[str, bytes]]) -> list[str]:
-    """Units of (path, content) pairs: the reading is the same for a wheel, an sdist or a test fixture."""
-    units: list[str] = []
-    for name, data in members:
-        units.append(name)
-        if name.endswith(_PY_SUFFIXES):
-            units.extend(_python_units(data.decode("utf-8", "replace")))
-        elif name.endswith(_SOURCE_SUFFIXES):
-            units.extend(_template(line.strip()) for line in data.decode("utf-8", "replace").splitlines() if line.strip())
-        elif _BINARY_RE.search(name):
-            units.extend(_binary_units(data))
-    return [u.replace("\n", "\x02").replace(SEP, " ") for u in units]
-
-
-def _wanted(name: str) -> bool:
-    if "/include/" in name or "/tests/" in name or "/test/" in name:
-        return False
-    return name.endswith(_PY_SUFFIXES + _SOURCE_SUFFIXES) or bool(_BINARY_RE.search(name))
-
-
-def read_archive(path: Path) -> list[str]:
-    """Units of a wheel (.whl zip) or an sdist (.tar.gz)."""
-
-    def members() -> Iterator[tuple[str, bytes]]:
-        if path.suffix == ".whl" or path.suffix == ".zip":
-            with zipfile.ZipFile(path) as z:
-                for info in z.infolist():
-                    if _wanted(info.filename):
-                        yield info.filename, z.read(info)
-                    else:
-                        yield info.filename, b""
-        else:
-            with tarfile.open(path) as t:
-                for m in t:
-                    f = t.extractfile(m) if m.isfile() and _wanted(m.name) else None
-                    yield m.name.split("/", 1)[-1], f.read() if f else b""
-
-    return units_of_members(members())
-
-
-# --- matching ----------------------------------------------------------------------------------------
-
-
-def _matches(fragment: str, template: str) -> bool:
-    """Is `fragment` a substring of some rendering of `template`, where each WILD renders as text without
-    spaces (a number, a name, a path)? Shift-and over the bits of the template positions."""
-    m = len(template)
-    wild = 0
-    masks: dict[str, int] = {}
-    for j, ch in enumerate(template):
-        if ch == WILD:
-            wild |= 1 << j
-        else:
-            masks[ch] = masks.get(ch, 0) | (1 << j)
-
-    def close(s: int) -> int:  # a wildcard may render as nothing: step over it
-        while True:
-            nxt = s | ((s & wild) << 1)
-            if nxt == s:
-                return s
-            s = nxt
-
-    state = close((1 << m) - 1)  # the fragment may start anywhere
-    for ch in fragment:
-        state = close(((state & masks.get(ch, 0)) << 1) | (0 if ch.isspace() else state & wild))
-        if not state:
-            return False
-    return True
-
-
-def _mostly_literal(fragment: str, template: str, share: float = 0.5) -> bool:
-    """Like `_matches`, but a WILD may render as any text (a reason sentence, a phrase), as long as at least
-    `share` of the fragment's characters match literal template text."""
-    best: dict[int, int] = {j: 0 for j in range(len(template))}
-
-    def close(cur: dict[int, int]) -> dict[int, int]:
-        for j in sorted(cur):
-            if j < len(template) and template[j] == WILD and cur[j] > cur.get(j + 1, -1):
-                cur[j + 1] = cur[j]
-        return cur
-
-    best = close(best)
-    for ch in fragment:
-        nxt: dict[int, int] = {}
-        for j, v in best.items():
-            if j >= len(template):
-                continue
-            if template[j] == WILD:
-                nxt[j] = max(nxt.get(j, -1), v)
-            elif template[j] == ch:
-                nxt[j + 1] = max(nxt.get(j + 1, -1), v + 1)
-        if not nxt:
-            return False
-        best = close(nxt)
-    return max(best.values()) >= share * len(fragment)
-
-
-_SPLIT = re.compile(r"0x[0-9a-fA-F]+|\d+|[/=()<>\[\]'\"`:,]")
-_WORD = re.compile(r"[A-Za-z_][A-Za-z_.]{3,}")
-_TRACEBACK_FRAME = re.compile(r"^in (\w+)$")  # a traceback's "File ..., line N, in reduce_partition_and_remove_grads"
-
-
-def anchors(fragment: str) -> list[str]:
-    """Literal runs of a fragment that a placeholder cannot have produced (numbers, paths and quoted
-    values usually are placeholders), longest first; the fragment itself first."""
-    chunks = {c.strip() for c in _SPLIT.split(fragment)}
-    ranked = sorted((c for c in chunks if len(c) >= 4), key=len, reverse=True)
-    return list(dict.fromkeys([fragment.strip(), *ranked]))
-
-
-@dataclass
-class Haystack:
-    """The units of one artifact, joined once for fast literal search."""
-
-    units: list[str]
-    text: str = field(init=False)
-    starts: list[int] = field(init=False)
-
-    def __post_init__(self) -> None:
-        self.text = SEP.join(self.units)
-        self.starts, pos = [], 0
-        for u in self.units:
-            self.starts.append(pos)
-            pos += len(u) + 1
-
-    def _near(self, anchor: str, fragment: str, limit: int, loose: bool = True) -> bool:
-        pos, seen = self.text.find(anchor), 0
-        while pos != -1 and seen < limit:
-            k = bisect.bisect_right(self.starts, pos) - 1
-            for lo in range(max(0, k - _MAX_WINDOW + 1), k + 1):
-                for hi in range(k + 1, min(len(self.units), lo + _MAX_WINDOW) + 1):
-                    window = WILD.join(self.units[lo:hi])
-                    if _matches(fragment, window) or (loose and hi - lo == 1 and _mostly_literal(fragment, window)):
-                        return True
-            pos, seen = self.text.find(anchor, pos + len(anchor)), seen + 1
-        return False
-
-    def contains(self, fragment: str) -> bool:
-        frame = _TRACEBACK_FRAME.match(fragment.strip())
-        if frame:
-            return f"def {frame.group(1)}(" in self.text
-        if any(self._near(a, fragment, 400) for a in anchors(fragment)):
-            return True
-        # Last resort: the rarest word of the fragment, since placeholders may sit anywhere between words.
-        words = sorted({w for w in _WORD.findall(fragment) if w in self.text}, key=self.text.count)
-        return any(self._near(w, fragment, 5000, loose=False) for w in words[:2])
 
 
 # --- which releases an entry names, and the report -------------------------------------------------
@@ -328,20 +141,38 @@ class EntryResult:
         return [lib for lib, label in self.newest.items() if not any(label in f.found_in for f in self.fragments)]
 
 
-def check_entries(kb: KnowledgeBase, haystack_of: dict[str, Haystack], entry_ids: Iterable[str] | None = None) -> list[EntryResult]:
-    """Match every fragment of each entry against the releases its libraries name (artifacts preloaded)."""
+def artifacts_of(kb: KnowledgeBase, entry_id: str) -> list[Artifact]:
+    """The listed releases an entry's affected software selects, in RELEASES order per library."""
+    arts: list[Artifact] = []
+    for sw in kb.entries[entry_id].meta.affected.software:
+        lib = library_of(sw.name)
+        if lib:
+            arts.extend(a for a in releases_for(sw.versions, lib) if a not in arts)
+    return arts
+
+
+def fragments_by_artifact(kb: KnowledgeBase, entry_ids: Iterable[str]) -> dict[Artifact, set[str]]:
+    """Every artifact to read, in RELEASES order, with the fragments to search for in it."""
+    wanted: dict[Artifact, set[str]] = {}
+    for eid in entry_ids:
+        for a in artifacts_of(kb, eid):
+            wanted.setdefault(a, set()).update(kb.entries[eid].meta.signals.messages)
+    order = [a for releases in RELEASES.values() for a in releases]
+    return {a: wanted[a] for a in sorted(wanted, key=order.index)}
+
+
+def check_entries(
+    kb: KnowledgeBase, found_of: Mapping[str, Iterable[str]], entry_ids: Iterable[str] | None = None
+) -> list[EntryResult]:
+    """Each entry's fragments against the releases it selects that were read (`found_of`: label -> the
+    fragments found in that release)."""
+    found = {label: set(frags) for label, frags in found_of.items()}
     results: list[EntryResult] = []
     for eid in sorted(entry_ids or kb.entries):
-        meta = kb.entries[eid].meta
-        arts: list[Artifact] = []
-        for sw in meta.affected.software:
-            lib = library_of(sw.name)
-            if lib:
-                arts.extend(a for a in releases_for(sw.versions, lib) if a not in arts)
-        arts = [a for a in arts if a.label in haystack_of]
+        arts = [a for a in artifacts_of(kb, eid) if a.label in found]
         frags = [
-            FragmentResult(eid, frag, [a.label for a in arts], [a.label for a in arts if haystack_of[a.label].contains(frag)])
-            for frag in meta.signals.messages
+            FragmentResult(eid, frag, [a.label for a in arts], [a.label for a in arts if frag in found[a.label]])
+            for frag in kb.entries[eid].meta.signals.messages
         ]
         newest: dict[str, str] = {}
         for a in arts:
@@ -351,8 +182,8 @@ def check_entries(kb: KnowledgeBase, haystack_of: dict[str, Haystack], entry_ids
     return results
 
 
-def render_report(results: list[EntryResult], kb: KnowledgeBase) -> str:
-    """The markdown report kept in kb/signals-report.md."""
+def render_report(results: list[EntryResult], kb: KnowledgeBase, unreadable: Mapping[str, str] | None = None) -> str:
+    """The markdown report kept in kb/signals-report.md (`unreadable`: label -> why it could not be read)."""
     checked = [f for r in results for f in r.fragments if f.checked]
     found = [f for f in checked if f.found_in]
     missing = [f for f in checked if not f.found_in]
@@ -372,11 +203,14 @@ def render_report(results: list[EntryResult], kb: KnowledgeBase) -> str:
         f" outside those artifacts (the entry's `signals.printed_by` says what) and **{len(unexplained)} unexplained**",
         f"- fragments of entries that name no library read here (not checked): {len(unchecked)}",
         f"- entries whose newest release read prints none of their fragments: {len(stale)}",
+        f"- artifacts that could not be read: {len(unreadable or {})}",
         "",
         "## Unexplained: found in no release read",
         "",
     ]
     out += [f"- `{f.entry_id}`: `{f.fragment}` (read: {', '.join(f.checked)})" for f in unexplained] or ["None."]
+    out += ["", "## Artifacts that could not be read", ""]
+    out += [f"- {label}: {why}" for label, why in sorted((unreadable or {}).items())] or ["None."]
     out += ["", "## Entries whose newest release read prints none of their fragments", ""]
     out += [f"- `{r.entry_id}`: {', '.join(r.newest[lib] for lib in r.stale)}" for r in stale] or ["None."]
     out += ["", "## Printed outside the artifacts read", ""]
@@ -404,24 +238,60 @@ def fetch(artifact: Artifact, cache: Path) -> Path:
     cache.mkdir(parents=True, exist_ok=True)
     path = _cached(artifact, cache)
     if path is None:
-        cmd = [sys.executable, "-m", "pip", "download", "--no-deps", "--dest", str(cache), f"{artifact.dist}=={artifact.version}"]
-        cmd += ["--no-binary=:all:"] if artifact.sdist else _WHEEL_OPTIONS
-        subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
+        subprocess.run(pip_command(artifact, cache), check=True, stdout=subprocess.DEVNULL)
         path = _cached(artifact, cache)
     if path is None:
         raise FileNotFoundError(f"pip downloaded no file for {artifact.dist}=={artifact.version} into {cache}")
     return path
 
 
-def load_haystack(artifact: Artifact, cache: Path) -> Haystack:
-    """Units of an artifact, cached as JSON next to the download (reading torch takes a minute)."""
-    path = fetch(artifact, cache)
-    memo = cache / f"{path.name}.units.json"
-    if memo.exists():
-        return Haystack(json.loads(memo.read_text(encoding="utf-8")))
-    units = read_archive(path)
-    memo.write_text(json.dumps(units), encoding="utf-8")
-    return Haystack(units)
+def pip_command(artifact: Artifact, cache: Path) -> list[str]:
+    cmd = [sys.executable, "-m", "pip", "download", "--no-deps", "--dest", str(cache), f"{artifact.dist}=={artifact.version}"]
+    return cmd + (["--no-binary=:all:"] if artifact.sdist else _WHEEL_OPTIONS)
+
+
+def plan(wanted: Mapping[Artifact, set[str]], cache: Path) -> list[str]:
+    """One line per artifact the check would read: cached already, or what pip would download."""
+    lines = []
+    for a, frags in wanted.items():
+        path = _cached(a, cache) if cache.is_dir() else None
+        what = "sdist" if a.sdist else "Linux x86_64 wheel"
+        where = f"cached: {path.name}" if path else f"download: {a.dist}=={a.version} ({what}, pip download --no-deps)"
+        lines.append(f"{a.label} ({'sdist' if a.sdist else 'wheel'}, {len(frags)} fragments): {where}")
+    return lines
+
+
+def _memo_path(path: Path) -> Path:
+    return path.with_name(f"{path.name}.found-v{MATCHER_VERSION}.json")
+
+
+def scan_artifact(artifact: Artifact, fragments: Iterable[str], cache: Path) -> set[str]:
+    """The fragments found in the artifact: from its memo where it was searched for them before, else by
+    streaming the archive once for all the others (and remembering the answers)."""
+    try:
+        path = fetch(artifact, cache)
+    except (subprocess.CalledProcessError, FileNotFoundError) as exc:
+        raise UnreadableArtifact(f"not downloaded: {exc}") from exc
+    memo_file = _memo_path(path)
+    memo: dict[str, bool] = json.loads(memo_file.read_text(encoding="utf-8")) if memo_file.exists() else {}
+    todo = [f for f in dict.fromkeys(fragments) if f not in memo]
+    if todo:
+        scanner = Scanner(todo)
+        try:
+            for batch in archive_batches(path):
+                scanner.feed(batch)
+                if scanner.done:
+                    break
+        except (zipfile.BadZipFile, tarfile.TarError, EOFError, OSError) as exc:
+            raise UnreadableArtifact(f"{path.name}: {type(exc).__name__}: {exc}") from exc
+        found = scanner.finish()
+        memo.update({f: f in found for f in todo})
+        memo_file.write_text(json.dumps(memo, indent=0, sort_keys=True), encoding="utf-8")
+    return {f for f in fragments if memo.get(f)}
+
+
+class UnreadableArtifact(Exception):
+    """An artifact that pip could not fetch or that is not a readable archive (the report lists it)."""
 
 
 def seen_in_of(results: list[EntryResult]) -> dict[str, dict[str, list[str]]]:

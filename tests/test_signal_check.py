@@ -1,23 +1,33 @@
-"""The signal check's matching, on a fake wheel built here (no network, no pip)."""
+"""The signal check's reading and matching, on fake wheels and sdists built here (no network, no pip)."""
 
 from __future__ import annotations
 
+import io
 import re
+import tarfile
 import zipfile
 from pathlib import Path
 
 import pytest
 
+from retrieval import signal_scan, signal_units
 from retrieval.kb import load_kb
 from retrieval.signal_check import (
     Artifact,
-    Haystack,
+    UnreadableArtifact,
     check_entries,
-    read_archive,
+    fragments_by_artifact,
+    plan,
     releases_for,
     render_report,
+    scan_artifact,
     write_seen_in,
 )
+from retrieval.signal_scan import scan
+from retrieval.signal_units import _template, read_archive
+
+# Both searchers: the Aho-Corasick pass (the `signals` extra) where it is installed, and the fallback.
+SEARCHERS = [False, pytest.param(True, marks=pytest.mark.skipif(not signal_scan.have_aho_corasick(), reason="pyahocorasick"))]
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -53,8 +63,8 @@ def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture(scope="module")
-def haystack(wheel: Path) -> Haystack:
-    return Haystack(read_archive(wheel))
+def units(wheel: Path) -> list[str]:
+    return read_archive(wheel)
 
 
 # (fragment, found): real log fragments that must be found, and near misses that must not.
@@ -79,9 +89,54 @@ CASES = [
 ]
 
 
+@pytest.mark.parametrize("fast", SEARCHERS)
 @pytest.mark.parametrize(("fragment", "found"), CASES)
-def test_fragment_is_found_only_where_the_release_prints_it(haystack: Haystack, fragment: str, found: bool):
-    assert haystack.contains(fragment) is found
+def test_fragment_is_found_only_where_the_release_prints_it(units: list[str], fragment: str, found: bool, fast: bool):
+    assert (fragment in scan(units, [fragment], fast)) is found
+
+
+@pytest.mark.parametrize("fast", SEARCHERS)
+def test_all_fragments_in_one_pass_find_what_each_alone_finds(units: list[str], fast: bool):
+    assert scan(units, [f for f, _ in CASES], fast) == {f for f, found in CASES if found}
+
+
+@pytest.mark.parametrize("fast", SEARCHERS)
+def test_batches_of_any_size_find_the_same(monkeypatch: pytest.MonkeyPatch, units: list[str], fast: bool):
+    # A fragment built from two adjacent units is found when a batch ends between them.
+    monkeypatch.setattr(signal_scan, "_BATCH_CHARS", 1)
+    assert scan(units, [f for f, _ in CASES], fast) == {f for f, found in CASES if found}
+
+
+def test_a_shared_library_read_in_blocks_gives_the_strings_of_reading_it_whole():
+    data = b"\x00\x7fELF" + b"\x00\x01".join(SO_STRINGS) + b"\x00\xff" + b"tail string at the end"
+    def strings(block: int) -> list[str]:
+        return [u for b in signal_units._binary_batches(io.BytesIO(data), block=block) for u in b]
+
+    whole = strings(len(data) + 1)
+    assert len(whole) == len(SO_STRINGS) + 1
+    for block in (7, 13, 64, 100):  # blocks that cut strings in the middle
+        assert strings(block) == whole
+    assert _template("Error: failed to extend %s to %ld bytes, error: %s (%d)") in whole
+
+
+def test_strings_and_the_fallback_find_the_same_runs():
+    data = b"\x00\x7fELF\x00" + b"\x00\x01".join(SO_STRINGS) + b"\x00short\x00\tindented text\xff\x80" + bytes(range(256))
+    fallback = signal_units.printable_runs(data, use_strings=False)
+    assert b"short" not in fallback and b"\tindented text" in fallback and len(fallback) == len(SO_STRINGS) + 2
+    if signal_units._STRINGS:
+        assert signal_units.printable_runs(data) == fallback
+
+
+def test_an_sdist_is_read_like_a_wheel(tmp_path: Path):
+    path = tmp_path / "fakelib-1.0.tar.gz"
+    source = b'#define MSG "NCCL WARN Duplicate GPU detected : rank %d and rank %d both on CUDA device %lx"\n'
+    with tarfile.open(path, "w:gz") as t:
+        for name, data in (("fakelib-1.0/csrc/init.cc", source), ("fakelib-1.0/fakelib/ops.py", PY_SOURCE.encode())):
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            t.addfile(info, io.BytesIO(data))
+    found = scan(read_archive(path), ["Duplicate GPU detected : rank 1 and rank 0", "has already been reduced.", "csrc/init.cc"])
+    assert found == {"Duplicate GPU detected : rank 1 and rank 0", "has already been reduced.", "csrc/init.cc"}
 
 
 @pytest.mark.parametrize(
@@ -122,13 +177,13 @@ def test_report_and_seen_in(tmp_path: Path, wheel: Path, monkeypatch: pytest.Mon
     _entry(kb_dir, "nccl-network-error", ["with status=12 opcode=0 len=0 vendor err 129", "a made-up message"])
     old, new = Artifact("fakelib", "fakelib", "0.9"), Artifact("fakelib", "fakelib", "1.0")
     monkeypatch.setitem(signal_check.RELEASES, "fakelib", [old, new])
-    haystacks = {
-        old.label: Haystack([signal_check._template("NET/IB : Got completion from peer %s with status=%d opcode=%d len=%u vendor err %u"),
-                             "Duplicate GPU detected : rank %d and rank %d both on CUDA device %lx"]),
-        new.label: Haystack(read_archive(wheel)),
-    }
+    old_units = [_template("NET/IB : Got completion from peer %s with status=%d opcode=%d len=%u vendor err %u"),
+                 "Duplicate GPU detected : rank %d and rank %d both on CUDA device %lx"]
     kb = load_kb(kb_dir)
-    results = {r.entry_id: r for r in check_entries(kb, haystacks)}
+    wanted = fragments_by_artifact(kb, sorted(kb.entries))
+    assert list(wanted) == [old, new] and len(wanted[new]) == 4  # each artifact once, for every entry's fragments
+    found_of = {old.label: scan(old_units, wanted[old]), new.label: scan(read_archive(wheel), wanted[new])}
+    results = {r.entry_id: r for r in check_entries(kb, found_of)}
 
     usage, network = results["nccl-invalid-usage"], results["nccl-network-error"]
     assert {f.fragment: f.found_in for f in usage.fragments} == {
@@ -136,7 +191,8 @@ def test_report_and_seen_in(tmp_path: Path, wheel: Path, monkeypatch: pytest.Mon
         "Duplicate GPU detected : rank": ["fakelib 0.9"],
     }
     assert usage.stale == [] and network.stale == ["fakelib"]  # 1.0 prints neither network fragment
-    report = render_report(list(results.values()), kb)
+    report = render_report(list(results.values()), kb, {"fakelib 1.1": "not downloaded: no such version"})
+    assert "- fakelib 1.1: not downloaded: no such version" in report
     assert "**1 unexplained**" in report and "`nccl-network-error`: `a made-up message`" in report
     assert "- `nccl-network-error`: fakelib 1.0" in report
     assert "Releases read: fakelib 0.9, fakelib 1.0." in report  # what was read, not every listed release
@@ -152,15 +208,22 @@ def test_report_and_seen_in(tmp_path: Path, wheel: Path, monkeypatch: pytest.Mon
     }
 
 
-def test_a_cached_download_is_read_once_and_then_from_its_memo(tmp_path: Path, wheel: Path):
-    from retrieval.signal_check import load_haystack
-
+def test_a_cached_download_is_searched_once_per_fragment_and_then_answered_from_its_memo(tmp_path: Path, wheel: Path):
     cache = tmp_path / "cache"
     cache.mkdir()
     (cache / wheel.name).write_bytes(wheel.read_bytes())  # already downloaded: pip is not called
     artifact = Artifact("fakelib", "fakelib", "1.0")
-    first = load_haystack(artifact, cache)
-    memo = cache / f"{wheel.name}.units.json"
-    assert memo.exists() and first.contains("Watchdog caught collective operation timeout: WorkNCCL(")
-    (cache / wheel.name).write_bytes(b"not a zip any more")  # the memo, not the archive, is read now
-    assert load_haystack(artifact, cache).units == first.units
+    watchdog, made_up = "Watchdog caught collective operation timeout: WorkNCCL(", "a made-up message"
+    assert scan_artifact(artifact, [watchdog, made_up], cache) == {watchdog}
+    (cache / wheel.name).write_bytes(b"not a zip any more")  # the memo, not the archive, answers now
+    assert scan_artifact(artifact, [watchdog, made_up], cache) == {watchdog}
+    with pytest.raises(UnreadableArtifact, match="BadZipFile"):  # a new fragment needs the archive
+        scan_artifact(artifact, [watchdog, "Duplicate GPU detected"], cache)
+
+
+def test_the_plan_names_cached_files_and_the_pip_command_for_the_rest(tmp_path: Path, wheel: Path):
+    (tmp_path / wheel.name).write_bytes(wheel.read_bytes())
+    cached, missing = Artifact("fakelib", "fakelib", "1.0"), Artifact("fakelib", "fakelib", "2.0", sdist=True)
+    lines = plan({cached: {"a"}, missing: {"a", "b"}}, tmp_path)
+    assert lines[0] == f"fakelib 1.0 (wheel, 1 fragments): cached: {wheel.name}"
+    assert lines[1] == "fakelib 2.0 (sdist, 2 fragments): download: fakelib==2.0 (sdist, pip download --no-deps)"
