@@ -52,6 +52,17 @@ RULES: tuple[Rule, ...] = (
         0.92,
     ),
     Rule(
+        "collective-mismatch-flight-recorder",
+        "collective-mismatch",
+        # a Flight Recorder dump's collective, as ingest renders it: "[flight recorder] pg=0 (default_pg) seq=5
+        #  op=gloo:barrier in=[] out=[] dtypes=[] state=scheduled frames=/workspace/job/job.py:71 main"; strong only when the
+        #  dumps, lined up by sequence number, show ranks in another collective, or the same one with other sizes or dtypes
+        (r"^\[flight recorder\] pg=\S+ .*\bseq=\d+ op=",),
+        0.1,
+        boosts=(Boost(0.7, "the Flight Recorder dumps show the ranks in different collectives (or sizes, dtypes) at one "
+                           "sequence number", fact="fr_mismatch", value=r"."),),
+    ),
+    Rule(
         "collective-mismatch-barrier",
         "collective-mismatch",
         # monitored_barrier: "Rank 0 successfully reached monitoredBarrier, but received errors while waiting for send/recv from rank 1."
@@ -173,6 +184,10 @@ RULES: tuple[Rule, ...] = (
             r"connect\(\) timed out\. Original timeout was",
             # "[W socket.cpp:601] [c10d] The client socket ... TCP client failed to connect/validate to host 10.0.0.1:29500"
             r"TCP client failed to connect/validate to host",
+            # init_process_group's store-based barrier: torch 1.13 "RuntimeError: Timed out initializing process group in
+            #  store based barrier on rank: 3, for key: store_based_barrier_key:1 (world_size=16, worker_count=8, timeout=0:30:00)";
+            #  torch 2.x "DistStoreError: ... on rank 3, for key: ... (world_size=16, num_workers_joined=8, timeout=... error=...)"
+            r"Timed out initializing process group in store based barrier on rank:? \d+",
         ),
         0.88,
     ),
