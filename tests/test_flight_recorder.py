@@ -61,6 +61,22 @@ def test_the_dumps_name_the_rank_behind_and_the_collective(engine, run, kind, co
         assert facts.values["fr_no_dump_ranks"].value == str(scenario["bad_rank"])
 
 
+@pytest.mark.parametrize(("run", "kind", "collective", "instead"), HANGS, ids=[h[0] for h in HANGS])
+def test_ranks_in_different_collectives_are_a_desync_and_a_rank_that_slept_is_not(engine, run, kind, collective, instead):
+    """The dumps alone (no console log): a rank in another collective at the same sequence number makes
+    collective-mismatch's Flight Recorder rule strong (fr_mismatch); a rank that slept and left no dump does not."""
+    dumps = DATA / run / "fr_dumps"
+    facts = extract_facts(mask(ingest(sources_from_paths([str(dumps if dumps.is_dir() else DATA / run)]), engine.limits),
+                               engine.masker))
+    fired = {h.rule_id: h.strength for h in facts.rule_hits}
+    if kind == "no-dump":
+        assert "fr_mismatch" not in facts.values
+        assert "collective-mismatch-flight-recorder" not in fired or fired["collective-mismatch-flight-recorder"] < 0.5
+    else:
+        assert facts.values["fr_mismatch"].value == kind
+        assert fired["collective-mismatch-flight-recorder"] >= 0.8
+
+
 def test_a_dump_with_a_rank_of_other_sizes():
     """Two ranks' dumps, rendered, where rank 1 passed a shorter tensor to the same all_reduce."""
     lines = render((DATA / "skip" / "fr_dumps" / "rank_0").read_bytes())

@@ -141,6 +141,9 @@ def _initiating_rank(log: MaskedLog, rm: RankMap, tl: Timeline, first: ErrorEven
     return None
 
 
+_FR_MISMATCH = ("other-collective", "sizes", "dtypes")  # FlightReport kinds where the ranks' collectives differ
+
+
 def _flight_recorder_facts(fr: FlightReport, values: dict[str, Fact]) -> None:
     """The dumps' findings as facts, each pointing at the dump line it comes from."""
     source = f"flight_recorder.{fr.kind}"
@@ -152,6 +155,8 @@ def _flight_recorder_facts(fr: FlightReport, values: dict[str, Fact]) -> None:
         c = fr.collective
         values["fr_collective"] = Fact(name="fr_collective", value=f"{c.name} seq {c.seq} pg {c.pg}", file=c.ref.file,
                                        line=c.ref.line, source=source)
+    if ref is not None and fr.kind in _FR_MISMATCH:  # the ranks disagree on the collective itself: a desync, not a slow rank
+        values["fr_mismatch"] = Fact(name="fr_mismatch", value=fr.kind, file=ref.file, line=ref.line, source=source)
     if fr.no_dump and fr.collective is not None:
         values["fr_no_dump_ranks"] = Fact(name="fr_no_dump_ranks", value=", ".join(map(str, fr.no_dump)),
                                           file=fr.collective.ref.file, line=1, source=source)
@@ -178,14 +183,14 @@ def extract_facts(log: MaskedLog) -> Facts:
     world = values.get("world_size")
     world_size = int(world.value) if world and world.value.isdigit() else None
     rm = rank_map(log.files, world_size)
+    fr = analyze_flight_recorder(log.files, rm.by_file.get)
+    if fr is not None:  # before the rules: a rule may weigh what the dumps show (fr_mismatch)
+        _flight_recorder_facts(fr, values)
     raw_hits, hit_ranks = match_rules(log, values, rm.rank_of)
     tl = scan(log.files, rm)
     strong = strong_lines(raw_hits)
     first = first_failure(tl.events, strong)
     notes: list[str] = []
-    fr = analyze_flight_recorder(log.files, rm.by_file.get)
-    if fr is not None:
-        _flight_recorder_facts(fr, values)
     initiating_rank = _initiating_rank(log, rm, tl, first, strong, world_size, fr, notes)
     if not tl.ranks_seen and initiating_rank is None:
         notes.append("no rank information in the log: treated as a single process")

@@ -79,6 +79,7 @@ VOCABULARY: tuple[FactKind, ...] = (
     FactKind("fr_lagging_ranks", "ranks, comma-separated"),
     FactKind("fr_collective", "`<collective> seq <n> pg <n>`"),
     FactKind("fr_no_dump_ranks", "ranks, comma-separated"),
+    FactKind("fr_mismatch", "`other-collective`, `sizes` or `dtypes`: how the ranks' collectives at one sequence number differ"),
 )
 BY_NAME = {kind.name: kind for kind in VOCABULARY}
 _ORDER = {kind.name: i for i, kind in enumerate(VOCABULARY)}
