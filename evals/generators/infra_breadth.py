@@ -390,6 +390,69 @@ submit_sweep: sbatch exited 1 for jobs/lr_wd/run_000.sbatch, jobs/lr_wd/run_001.
 """}))
 
 
+# ---------------------------------------------------------------------------------------------- slurm-node-config-unavailable
+# Slurm's texts: slurm_errno.c's ESLURM_REQUESTED_NODE_CONFIG_UNAVAILABLE after sbatch.c's, srun's allocate.c's and
+# salloc.c's prefixes (20.11.9-25.11.7); sinfo's columns as its -o format prints them. The sessions are written.
+
+WRITTEN.append(_case(
+    "slurm-node-config-unavailable-gpus-per-node-01", "slurm-node-config-unavailable", "easy",
+    "a fine-tuning script written for 8-GPU nodes (#SBATCH --gres=gpu:8) is submitted to a partition of 4-GPU "
+    "nodes; sbatch is refused at once and sinfo shows gpu:a100:4 per node",
+    {"launcher": "sbatch"}, ["--gres"], files={"terminal.txt": """\
+[okafor@login2 llm-ft]$ head -12 ft_8gpu.sbatch
+#!/bin/bash
+#SBATCH --job-name=mistral-ft
+#SBATCH --partition=gpu-a100
+#SBATCH --nodes=1
+#SBATCH --gres=gpu:8
+#SBATCH --ntasks-per-node=1
+#SBATCH --cpus-per-task=64
+#SBATCH --mem=480G
+#SBATCH --time=24:00:00
+#SBATCH --output=logs/%x-%j.out
+
+srun torchrun --nproc_per_node=8 finetune.py --config configs/mistral7b_lora.yaml
+[okafor@login2 llm-ft]$ sbatch ft_8gpu.sbatch
+sbatch: error: Batch job submission failed: Requested node configuration is not available
+[okafor@login2 llm-ft]$ sinfo -p gpu-a100 -N -o "%N %c %m %G"
+NODELIST CPUS MEMORY GRES
+a100-001 64 515000 gpu:a100:4
+a100-002 64 515000 gpu:a100:4
+a100-003 64 515000 gpu:a100:4
+a100-004 64 515000 gpu:a100:4
+[okafor@login2 llm-ft]$
+"""}))
+
+WRITTEN.append(_case(
+    "slurm-node-config-unavailable-mem-srun-02", "slurm-node-config-unavailable", "medium",
+    "an interactive srun for a preprocessing job asks for --mem=1T on nodes whose RealMemory is 1,000,000 MB "
+    "(under 1 TiB); srun's allocation is refused before the tokenizer script runs",
+    {"launcher": "srun"}, ["--mem", "RealMemory"], files={"session.txt": """\
+(data) [jwu@hpc-login01 corpus]$ srun -p cpu-bigmem -N 1 -n 1 --cpus-per-task=96 --mem=1T -t 08:00:00 python tokenize_corpus.py --input /lustre/corpus/raw --output /lustre/corpus/tok --workers 96
+srun: error: Unable to allocate resources: Requested node configuration is not available
+(data) [jwu@hpc-login01 corpus]$ scontrol show node bigmem-07 | grep -E 'CPUTot|RealMemory'
+   CPUAlloc=0 CPUEfctv=128 CPUTot=128 CPULoad=0.02
+   RealMemory=1000000 AllocMem=0 FreeMem=1011245 Sockets=2 Boards=1
+(data) [jwu@hpc-login01 corpus]$
+"""}))
+
+WRITTEN.append(_case(
+    "slurm-node-config-unavailable-constraint-salloc-03", "slurm-node-config-unavailable", "medium",
+    "a notebook-launcher script requests an interactive allocation with --constraint=h100 in partition gpu, whose "
+    "nodes are A100s; the H100 nodes with that feature are in another partition (gpu-h100), so salloc is refused "
+    "and the launcher stops",
+    {"launcher": "salloc"}, ["--constraint", "partition"], files={"launcher.log": """\
+2026-11-30 16:02:11 [jupyter-slurm] profile 'h100-single': partition=gpu gpus=1 constraint=h100 cpus=16 mem=120G time=04:00:00
+2026-11-30 16:02:11 [jupyter-slurm] requesting: salloc --partition=gpu --gpus=1 --constraint=h100 --cpus-per-task=16 --mem=120G --time=04:00:00 --no-shell
+salloc: error: Job submit/allocate failed: Requested node configuration is not available
+2026-11-30 16:02:12 [jupyter-slurm] salloc exited with status 1; no allocation, not starting the kernel
+2026-11-30 16:02:12 [jupyter-slurm] $ sinfo -o "%P %N %G %f"
+PARTITION NODELIST GRES AVAIL_FEATURES
+gpu* ga[001-024] gpu:a100:8 a100,nvlink
+gpu-h100 gh[001-008] gpu:h100:8 h100,nvlink,ib-ndr
+"""}))
+
+
 # ---------------------------------------------------------------------------------------------- vllm-prompt-exceeds-max-model-len
 # vLLM 0.11.2's texts and frames (entrypoints/llm.py, v1/engine/processor.py, entrypoints/openai/serving_engine.py, the
 # logger's "LEVEL mm-dd HH:MM:SS [file.py:line]" format) and openai 1.55.3's client frames, read in the released wheels;

@@ -5,7 +5,8 @@ The lines are the texts the releases print: botocore 1.44.5 (and s3transfer's up
 and 2.62.2; Slurm's fatal() lines as srun and sbatch print them (src/common/slurm_opt.c, 20.11.9-25.11.7); vLLM 0.11.2's and 0.33.0's
 prompt-length refusals (offline and from the OpenAI server, as openai 1.55.3's BadRequestError shows them); torch 2.13.0's
 import of Triton 2.1.0 (captured) and Python's ImportError for the triton_key import of torch 2.5.1; vLLM 0.11.2's LoRA
-adapter refusals (lora/peft_helper.py, and the engine core's "Call to add_lora method failed")."""
+adapter refusals (lora/peft_helper.py, and the engine core's "Call to add_lora method failed"); Slurm's
+ESLURM_REQUESTED_NODE_CONFIG_UNAVAILABLE as sbatch, srun and salloc print it."""
 
 from __future__ import annotations
 
@@ -32,6 +33,10 @@ FIRES: list[tuple[str, str | tuple[str, ...]]] = [
     ("vllm-lora-adapter-rejected", "ValueError: Call to add_lora method failed: vLLM only supports modules_to_save being None."),
     ("vllm-lora-adapter-rejected", "ValueError: vLLM does not yet support DoRA. LoRA rank 32 is greater than max_lora_rank 16."),
     ("vllm-lora-adapter-rejected", "ValueError: Call to add_lora method failed: Adapter bias is not supported."),
+    ("slurm-node-config-unavailable", "sbatch: error: Batch job submission failed: Requested node configuration is not available"),
+    ("slurm-node-config-unavailable", "srun: error: Unable to allocate resources: Requested node configuration is not available"),
+    ("slurm-node-config-unavailable", "salloc: error: Job submit/allocate failed: Requested node configuration is not available"),
+    ("slurm-node-config-unavailable", "srun: error: Unable to create step for job 4410: Requested node configuration is not available"),
     ("vllm-lora-adapter-rejected", "ValueError: Call to add_lora method failed: vLLM only supports modules_to_save being either None or [\"classifier\", \"score\"] for classification models. Unsupported modules_to_save: ['embed_tokens', 'lm_head']"),
 ]
 
@@ -66,4 +71,8 @@ NEAR_MISSES: list[tuple[str, str | tuple[str, ...]]] = [
     ("vllm-lora-adapter-rejected", "ValueError: Call to add_lora method failed: Loading lora support failed: No adapter found for /adapters/support-r64"),
     # PEFT's own refusal of an adapter's modules, not vLLM's check
     ("vllm-lora-adapter-rejected", "ValueError: Target modules {'q_proj', 'v_proj'} not found in the base model. Please check the target modules and try again."),
+    # other submission refusals: a partition's limits, an unknown GRES, a busy queue
+    ("slurm-node-config-unavailable", "sbatch: error: Batch job submission failed: Requested partition configuration not available now"),
+    ("slurm-node-config-unavailable", "sbatch: error: Batch job submission failed: Invalid generic resource (gres) specification"),
+    ("slurm-node-config-unavailable", "srun: job 5512093 queued and waiting for resources"),
 ]

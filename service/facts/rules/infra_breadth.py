@@ -1,5 +1,5 @@
-"""Cloud credentials, Slurm's memory-option check, vLLM's prompt-length and LoRA-adapter checks, torch paired with
-another Triton (kb-infra's second domain).
+"""Cloud credentials, Slurm's memory-option and node-configuration checks, vLLM's prompt-length and LoRA-adapter
+checks, torch paired with another Triton (kb-infra's second domain).
 
 Every pattern quotes the line it was written for; the texts were read from the released artifacts named in each
 entry's ``affected.software`` (botocore 1.31.85 and 1.44.5, google-auth 1.35.0, 2.40.3 and 2.62.2, Slurm 20.11.9-25.11.7's
@@ -104,5 +104,19 @@ RULES: tuple[Rule, ...] = (
             r"Call to add_lora method failed: .*Adapter bias is not supported",
         ),
         0.93,
+    ),
+    # --- Slurm: a request no node of the partition could hold ---
+    Rule(
+        "slurm-node-config-unavailable",
+        "slurm-node-config-unavailable",
+        (
+            # slurm_errno.c ESLURM_REQUESTED_NODE_CONFIG_UNAVAILABLE through the clients' %m:
+            #  "sbatch: error: Batch job submission failed: Requested node configuration is not available"
+            #  "srun: error: Unable to allocate resources: Requested node configuration is not available"
+            #  "salloc: error: Job submit/allocate failed: Requested node configuration is not available"
+            #  "srun: error: Unable to create step for job 4410: Requested node configuration is not available"
+            r"(?:Batch job submission failed|Unable to allocate resources|Job submit/allocate failed|Unable to create step for job \d+): Requested node configuration is not available",
+        ),
+        0.92,
     ),
 )
