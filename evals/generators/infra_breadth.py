@@ -1,15 +1,17 @@
 #!/usr/bin/env python3
 """Write the eval cases of kb-infra's second round: cloud credentials missing on the node, Slurm's memory options
-in the job environment, torch paired with a Triton it cannot import from.
+in the job environment and requests no node can hold, vLLM refusing a prompt or a LoRA adapter, torch paired with a
+Triton it cannot import from.
 
 Captured cases (``REAL``) are small programs run for real on this CPU machine (``python`` or ``torchrun`` with gloo)
 with the repository's venv, their output kept as the log with only machine paths rewritten (evals/generators/
 torch_kb.py's capture). The cloud programs import boto3 1.44.5 (botocore 1.44.8) and google-auth 2.62.2, and the
 Triton programs need triton 2.1.0 importable, none of which the repository depends on: capture them with
-``--site DIR`` (``--only`` to pick the programs), a ``pip install --target DIR`` folder holding those packages (DIR goes on PYTHONPATH and is rewritten to the case's
-site-packages in the log). The machine has no AWS or Google credentials and no metadata service, as the compute
-nodes in the cases. Written cases (``WRITTEN``) are logs that need a cluster (Slurm), written as the tools print
-them, their messages read in the released sources named by each entry. All were written before crashdoc ran on them.
+``--site DIR`` (``--only`` to pick the programs), a ``pip install --target DIR`` folder holding those packages (DIR
+goes on PYTHONPATH and is rewritten to the case's site-packages in the log). The machine has no AWS or Google
+credentials and no metadata service, as the compute nodes in the cases. Written cases (``WRITTEN``) are logs that
+need a cluster or a GPU (Slurm, vLLM), written as the tools print them, their messages and frames read in the
+released sources named by each entry. All were written before crashdoc ran on them.
 
 Usage:  python evals/generators/infra_breadth.py [--out DIR] [--only SUBSTRING] [--capture [--site DIR]]
 Output: evals/cases/<case-id>/{case.yaml, *.log}
