@@ -239,6 +239,57 @@ botocore.exceptions.PartialCredentialsError: Partial credentials found in env, m
 """}))
 
 
+# ---------------------------------------------------------------------------------------------- protobuf-generated-code-outdated
+# (lead, after kb-infra's round: --site holds tensorboard 2.8.0 and protobuf 4.21.0, `pip install --no-deps --target`)
+
+real(
+    _case("protobuf-generated-code-outdated-tensorboard-torchrun-01", "protobuf-generated-code-outdated", "easy",
+          "torchrun 2 ranks (gloo): rank 0 creates a SummaryWriter after the first steps; the venv holds tensorboard "
+          "2.8.0 (old-style _pb2 files) beside protobuf 4.21.0, so importing torch.utils.tensorboard fails with "
+          "'Descriptors cannot not be created directly' (4.21's wording); rank 1 waits at the barrier and is torn down",
+          {"launcher": "torchrun", "world_size": "2", "torch_version": "2.13.0"}, ["protobuf"], initiating_rank=0),
+    "torchrun:2", "train_lm.py", '''
+    """Train a tiny LM with DDP; rank 0 logs to TensorBoard from step 10 on."""
+    import time
+
+    import torch
+    import torch.distributed as dist
+    import torch.nn as nn
+    import torch.nn.functional as F
+    from torch.nn.parallel import DistributedDataParallel as DDP
+
+
+    def main():
+        dist.init_process_group("gloo")
+        rank = dist.get_rank()
+        torch.manual_seed(rank)
+        model = DDP(nn.Sequential(nn.Embedding(256, 64), nn.Flatten(), nn.Linear(64 * 16, 256)))
+        opt = torch.optim.AdamW(model.parameters(), lr=3e-4)
+        writer = None
+        t0 = time.time()
+        for step in range(1, 31):
+            x = torch.randint(0, 256, (32, 16))
+            loss = F.cross_entropy(model(x), x[:, 0])
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            if rank == 0 and step % 5 == 0:
+                print(f"step {step:4d} | loss {loss.item():.4f} | {(time.time() - t0) / step * 1e3:.1f} ms/step", flush=True)
+            if step == 10:
+                if rank == 0:
+                    from torch.utils.tensorboard import SummaryWriter
+                    writer = SummaryWriter("runs/lm-ddp")
+                dist.barrier()
+            if writer is not None:
+                writer.add_scalar("train/loss", loss.item(), step)
+        dist.destroy_process_group()
+
+
+    if __name__ == "__main__":
+        main()
+    ''', "train.log", "/home/omar/lm", "omar")
+
+
 # ---------------------------------------------------------------------------------------------- torch-triton-version-mismatch
 # Captured with --site holding triton 2.1.0 (pip install --no-deps --target) over torch 2.13.0: the Triton an old
 # requirements pin brings back.

@@ -64,6 +64,8 @@ MOVED = {
     # the cases moved with their ids kept; the fresh unknown cases of other kinds beside them keep the count.
     "unknown-real-boto3-no-credentials-checkpoint-01": ("unknown-real-boto3-no-credentials-checkpoint-01", "cloud-credentials-missing"),
     "unknown-gcp-default-credentials-gcsfs-01": ("unknown-gcp-default-credentials-gcsfs-01", "cloud-credentials-missing"),
+    # the kind env-protobuf-descriptors got its entry (protobuf-generated-code-outdated); the case keeps its id
+    "unknown-protobuf-descriptors-tensorboard-01": ("unknown-protobuf-descriptors-tensorboard-01", "protobuf-generated-code-outdated"),
 }
 
 
@@ -1929,6 +1931,11 @@ REAL: list[tuple[str, str, str, str, str, dict[str, object]]] = [
     ("unknown-real-tarfile-html-dataset-archive-01", "env-download-not-an-archive", "medium",
      "real run: the job's wget saved a data portal's sign-in page as the dataset .tgz; tarfile.open tries every "
      "compression and gives up", "tarhtml", {"must_mention": ["HTML"]}),
+    # added after the move of the protobuf case (protobuf-generated-code-outdated): a fresh kind in its place
+    ("unknown-real-tokenizers-truncation-overflow-01", "lib-tokenizers-truncation-overflow", "medium",
+     "real run: a data-packing script takes max_len from a tokenizer config without model_max_length, falls back to "
+     "transformers' int(1e30) sentinel and hands it to tokenizers' enable_truncation (tokenizers 0.22.1)",
+     "tokoverflow", {"must_mention": ["max_length"]}),
 ]
 
 

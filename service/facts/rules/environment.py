@@ -214,4 +214,16 @@ RULES: tuple[Rule, ...] = (
         (r"Can't load (?:tokenizer|the configuration|config) for '",),
         0.6,
     ),
+    Rule(
+        "protobuf-old-generated-code",
+        "protobuf-generated-code-outdated",
+        (
+            # protobuf >= 4.21's upb runtime: "TypeError: Descriptors cannot be created directly." (4.21.x: "cannot not be")
+            r"Descriptors cannot (?:not )?be created directly",
+            # the next line: "If this call came from a _pb2.py file, your generated code is out of date and must be regenerated
+            #  with protoc >= 3.19.0."
+            r"your generated code is out of date and must be regenerated with protoc",
+        ),
+        0.93,
+    ),
 )
