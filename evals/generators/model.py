@@ -1048,10 +1048,12 @@ def capture(prog: RealProgram) -> Case:
         # ranks whose own traceback ends in the real error (gloo "Connection closed by peer" is collateral)
         raised = sorted({int(m.group(1)) for m in re.finditer(r"^\[rank(\d+)\]: (\w+\.)*\w+Error: (.*)$", out, re.M)
                          if "Connection closed by peer" not in m.group(3)})
-        assert raised, case.case_id
+        # a run that fails before init_process_group has no "[rankN]:" prefix: its case names the ranks itself
+        assert raised or case.initiating_rank is not None, case.case_id
         if case.case_id.startswith("shape-mismatch"):
             assert raised == [2], f"only rank 2 must raise the real error, got {raised}"
-        case.initiating_rank = raised[0] if len(raised) == 1 else raised
+        if raised:
+            case.initiating_rank = raised[0] if len(raised) == 1 else raised
     return case
 
 

@@ -66,6 +66,9 @@ MOVED = {
     "unknown-gcp-default-credentials-gcsfs-01": ("unknown-gcp-default-credentials-gcsfs-01", "cloud-credentials-missing"),
     # the kind env-protobuf-descriptors got its entry (protobuf-generated-code-outdated); the case keeps its id
     "unknown-protobuf-descriptors-tensorboard-01": ("unknown-protobuf-descriptors-tensorboard-01", "protobuf-generated-code-outdated"),
+    # the kind launcher-default-pg-not-initialized got its entry (kb-torch); the case keeps its id
+    "unknown-real-sampler-before-init-process-group-01": ("unknown-real-sampler-before-init-process-group-01",
+                                                          "dist-default-pg-not-initialized"),
 }
 
 
@@ -1936,6 +1939,8 @@ REAL: list[tuple[str, str, str, str, str, dict[str, object]]] = [
      "real run: a data-packing script takes max_len from a tokenizer config without model_max_length, falls back to "
      "transformers' int(1e30) sentinel and hands it to tokenizers' enable_truncation (tokenizers 0.22.1)",
      "tokoverflow", {"must_mention": ["max_length"]}),
+    ("unknown-real-onecycle-total-steps-exceeded-01", "lib-onecycle-total-steps", "easy",
+     "real run: OneCycleLR sized for 3 epochs (total_steps=30) while the loop runs 4; step 31 raises", "onecycle", {}),
 ]
 
 

@@ -40,6 +40,7 @@ from service.facts.rules import (
     serving,
     slurm_steps,
     storage,
+    torch_breadth,
     torch_compile,
     torch_core,
     torch_distributed,
@@ -62,7 +63,9 @@ MODULES = (cuda, memory, hardware, inference, deepspeed, distributed, numerics, 
            # MPI launchers, Slurm job steps, network file systems (kb-infra)
            mpi, slurm_steps, storage,
            # cloud credentials, Slurm option checks, torch/Triton pairing (kb-infra, second round)
-           infra_breadth)
+           infra_breadth,
+           # PyTorch breadth: distributed set-up, DeviceMesh, Dynamo recompiles (kb-torch)
+           torch_breadth)
 RULES: tuple[Rule, ...] = tuple(rule for module in MODULES for rule in module.RULES)
 
 __all__ = ["MODULES", "RULES", "Boost", "Rule"]
