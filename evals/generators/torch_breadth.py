@@ -571,6 +571,162 @@ WRITTEN.append(_case(
     {"train.log": _cache_limit_251_log()}, initiating_rank=[0, 1, 2, 3]))
 
 
+# ------------------------------------------------------------------------------------------ dcp-metadata-missing
+
+real(
+    _case("dcp-metadata-missing-resume-run-dir-torchrun-01", "dcp-metadata-missing", "easy",
+          "2-rank gloo torchrun resuming with --resume pointing at the run's output folder instead of one of its "
+          "step-N checkpoint folders: dcp.load finds no .metadata there, on either rank",
+          {"torch_version": "2.13.0", "launcher": "torchrun", "world_size": "2"}, [".metadata"]),
+    "torchrun:2", "train.py", '''
+    """Small LM training with DCP checkpoints under <out>/step-<N> (gloo smoke test of the resume path)."""
+    import argparse
+    import os
+
+    import torch
+    import torch.distributed as dist
+    import torch.distributed.checkpoint as dcp
+    import torch.nn as nn
+
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--out", default="outputs/run7")
+    ap.add_argument("--resume", default=None)
+    args = ap.parse_args()
+
+    dist.init_process_group("gloo")
+    rank = dist.get_rank()
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Embedding(512, 64), nn.Linear(64, 512))
+    opt = torch.optim.AdamW(model.parameters(), lr=3e-4)
+    state = {"model": model.state_dict(), "step": torch.tensor(0)}
+    if args.resume:
+        if rank == 0:
+            print(f"resuming from {args.resume}", flush=True)
+        dcp.load(state, checkpoint_id=args.resume)
+        model.load_state_dict(state["model"])
+    print(f"rank {rank}: start at step {int(state['step'])}", flush=True)
+    ''', "resume.log", "/home/ana/lm", "ana",
+    setup='''
+    import torch, torch.nn as nn
+    import torch.distributed.checkpoint as dcp
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Embedding(512, 64), nn.Linear(64, 512))
+    for step in (1000, 2000):
+        dcp.save({"model": model.state_dict(), "step": torch.tensor(step)}, checkpoint_id=f"outputs/run7/step-{step}")
+    ''', argv=["--out", "outputs/run7", "--resume", "outputs/run7"])
+
+real(
+    _case("dcp-metadata-missing-latest-save-cut-by-time-limit-torchrun-02", "dcp-metadata-missing", "medium",
+          "2-rank gloo torchrun of a job that resumes from the newest step folder: the previous job was killed by "
+          "its time limit while saving step-3000, so that folder has the ranks' .distcp files but no .metadata",
+          {"torch_version": "2.13.0", "launcher": "torchrun", "world_size": "2"}, [".metadata"]),
+    "torchrun:2", "pretrain.py", '''
+    """Pre-training job that resumes automatically from the newest checkpoint in ckpt/ (re-queued by Slurm)."""
+    import os
+    import re
+
+    import torch
+    import torch.distributed as dist
+    import torch.distributed.checkpoint as dcp
+    import torch.nn as nn
+
+    dist.init_process_group("gloo")
+    rank = dist.get_rank()
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Embedding(512, 64), nn.Linear(64, 512))
+    state = {"model": model.state_dict(), "step": torch.tensor(0)}
+    steps = sorted(int(m.group(1)) for d in os.listdir("ckpt") if (m := re.fullmatch(r"step-(\\d+)", d)))
+    if steps:
+        latest = f"ckpt/step-{steps[-1]}"
+        if rank == 0:
+            print(f"found checkpoints {steps}; resuming from {latest} ({sorted(os.listdir(latest))})", flush=True)
+        dcp.load(state, checkpoint_id=latest)
+    print(f"rank {rank}: resumed at step {int(state['step'])}", flush=True)
+    ''', "pretrain.log", "/home/ana/pt", "ana",
+    setup='''
+    import os, shutil
+    import torch, torch.nn as nn
+    import torch.distributed.checkpoint as dcp
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Embedding(512, 64), nn.Linear(64, 512))
+    for step in (2000, 3000):
+        dcp.save({"model": model.state_dict(), "step": torch.tensor(step)}, checkpoint_id=f"ckpt/step-{step}")
+    # the job killed while saving step-3000: the shards were written, the coordinator's .metadata was not
+    os.remove("ckpt/step-3000/.metadata")
+    shutil.copy("ckpt/step-3000/__0_0.distcp", "ckpt/step-3000/__1_0.distcp")
+    ''')
+
+
+# ------------------------------------------------------------------------------ distributed-sampler-invalid-rank
+
+real(
+    _case("distributed-sampler-invalid-rank-config-world-size-torchrun-01", "distributed-sampler-invalid-rank",
+          "easy",
+          "4-rank gloo torchrun of a script whose DistributedSampler takes num_replicas from the config "
+          "(world_size: 2, written for a 2-GPU box) and rank from the process group: ranks 2 and 3 are outside it",
+          {"torch_version": "2.13.0", "launcher": "torchrun", "world_size": "4"}, ["num_replicas"]),
+    "torchrun:4", "train.py", '''
+    """Text classifier; the data pipeline shards by the config's world size (gloo smoke test)."""
+    import torch
+    import torch.distributed as dist
+    from torch.utils.data import DataLoader, TensorDataset
+    from torch.utils.data.distributed import DistributedSampler
+
+    CFG = {"world_size": 2, "batch_size": 32, "epochs": 3}   # configs/base.yaml
+
+    dist.init_process_group("gloo")
+    rank = dist.get_rank()
+    ds = TensorDataset(torch.randn(4096, 128), torch.randint(0, 4, (4096,)))
+    sampler = DistributedSampler(ds, num_replicas=CFG["world_size"], rank=rank, shuffle=True, seed=17)
+    loader = DataLoader(ds, batch_size=CFG["batch_size"], sampler=sampler)
+    print(f"rank {rank}: {len(loader)} batches per epoch", flush=True)
+    ''', "train.log", "/home/kofi/textcls", "kofi")
+
+
+def _sampler_two_node_log() -> str:
+    """srun -l of a 2-node, 16-task job: num_replicas=torch.cuda.device_count() (8 per node) with the global
+    rank, so every task of the second node (ranks 8-15) raises at the sampler."""
+    site = "/opt/conda/envs/vit/lib/python3.10/site-packages"
+    out = [
+        "+ srun -l --ntasks-per-node=8 --gpus-per-task=1 python train_vit.py --data /lustre/imagenet --batch-size 128",
+    ]
+    for r in range(16):
+        out.append(f"{r}: [train_vit] rank {r}/16 local_rank {r % 8} host {'dgx-a07' if r < 8 else 'dgx-a08'}")
+    out.append("0: [train_vit] torch 2.5.1+cu124, 8 x NVIDIA A100-SXM4-80GB per node, NCCL 2.21.5")
+    out.append("0: [train_vit] train: 1281167 images in 1000 classes, val: 50000 images")
+    for r in (9, 8, 12, 10, 15, 11, 13, 14):
+        tb = [
+            "Traceback (most recent call last):",
+            '  File "/home/sven/vit/train_vit.py", line 318, in <module>',
+            "    main(args)",
+            '  File "/home/sven/vit/train_vit.py", line 174, in main',
+            "    train_sampler = DistributedSampler(train_set, num_replicas=torch.cuda.device_count(), rank=rank)",
+            f'  File "{site}/torch/utils/data/distributed.py", line 83, in __init__',
+            "    raise ValueError(",
+            f"ValueError: Invalid rank {r}, rank should be in the interval [0, 7]",
+        ]
+        out += [f"{r}: {ln}" for ln in tb]
+    out += [
+        "srun: error: dgx-a08: tasks 8-15: Exited with exit code 1",
+        "srun: Job step aborted: Waiting up to 32 seconds for job step to finish.",
+        "0: [rank0]:[E1121 03:14:52.118204331 ProcessGroupNCCL.cpp:616] [Rank 0] Watchdog caught collective operation "
+        "timeout: WorkNCCL(SeqNum=1, OpType=ALLREDUCE, NumelIn=1, NumelOut=1, Timeout(ms)=600000) ran for 600012 "
+        "milliseconds before timing out.",
+        "slurmstepd: error: *** STEP 5518207.0 ON dgx-a07 CANCELLED AT 2026-11-21T03:15:24 ***",
+        "srun: error: dgx-a07: tasks 0-7: Terminated",
+    ]
+    return "\n".join(out) + "\n"
+
+
+WRITTEN.append(_case(
+    "distributed-sampler-invalid-rank-device-count-2node-srun-02", "distributed-sampler-invalid-rank", "medium",
+    "2-node Slurm job (srun -l, 16 tasks) of a ViT training whose DistributedSampler gets "
+    "num_replicas=torch.cuda.device_count() (8 per node) and the global rank: the second node's tasks 8-15 raise at "
+    "once; the first node's tasks wait in their first all_reduce until NCCL's watchdog ends them",
+    {"torch_version": "2.5.1", "launcher": "srun", "world_size": "16"}, ["num_replicas"],
+    {"slurm-5518207.out": _sampler_two_node_log()}, initiating_rank=[8, 9, 10, 11, 12, 13, 14, 15]))
+
+
 def main() -> None:
     ap = parser(__doc__)
     ap.add_argument("--only", help="write only the cases whose id contains this")

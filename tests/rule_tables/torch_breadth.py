@@ -13,6 +13,11 @@ FIRES = [
     ("device-mesh-exceeds-world-size", "[rank0]: RuntimeError: Mesh should not be bigger than default world size 2, but found 4 ranks!"),
     ("device-mesh-exceeds-world-size", "[rank0]:AssertionError: Invalid parallel dims: dp_replicate(1) * dp_shard(4) * cp(1) * tp(4) * pp(1) != WORLD_SIZE(8)"),
     ("device-mesh-exceeds-world-size", "  AssertionError: Invalid parallel dims: dp_replicate(2) * dp_shard(8) * cp(1) * tp(8) * pp(1) != WORLD_SIZE(64)"),
+    ("distributed-sampler-invalid-rank", "[rank2]: ValueError: Invalid rank 2, rank should be in the interval [0, 1]"),
+    ("distributed-sampler-invalid-rank", "9: ValueError: Invalid rank 9, rank should be in the interval [0, 7]"),
+    ("dcp-metadata-missing", "[rank0]: AssertionError: metadata is None; global metadata read failed: [Errno 2] No such file or directory: 'ckpt/step-3000/.metadata'; rank local metadata read failed: [Errno 2] No such file or directory: 'ckpt/step-3000/__0.metadata'"),
+    ("dcp-metadata-missing", "Global metadata is not found. Falling back to rank local metadata."),
+    ("dcp-metadata-missing", "[rank1]: FileNotFoundError: [Errno 2] No such file or directory: 'outputs/run7/.metadata'"),
     ("dynamo-recompile-limit", "W1202 13:46:59.796000 11598 torch/_dynamo/convert_frame.py:1994] [0/8] torch._dynamo hit config.recompile_limit (8)"),
     ("dynamo-recompile-limit", "W1015 10:22:33.412000 140211 torch/_dynamo/convert_frame.py:844] [2/8] torch._dynamo hit config.cache_size_limit (8)"),
     ("dynamo-recompile-limit", "W1202 09:00:01.000000 77 torch/_dynamo/convert_frame.py:1994] [0/256] torch._dynamo hit config.accumulated_recompile_limit (256)"),
@@ -35,6 +40,12 @@ NEAR_MISSES = [
     ("device-mesh-exceeds-world-size", "RuntimeError: world_size (4) is not divisible by tensor_model_parallel_size (8) x pipeline_model_parallel_size (1) x context_parallel_size (1)"),
     # a generic collective mismatch says "but found" too
     ("device-mesh-exceeds-world-size", "RuntimeError: Detected mismatch between collectives on ranks. Rank 0 is running collective: CollectiveFingerPrint(OpType=ALLREDUCE), but Rank 1 is running collective: CollectiveFingerPrint(OpType=BROADCAST)."),
+    # an empty dataset is another sampler failure (evals/unknown: user-empty-dataset-sampler)
+    ("distributed-sampler-invalid-rank", "ValueError: num_samples should be a positive integer value, but got num_samples=0"),
+    # a missing data file is not a DCP checkpoint folder (evals/unknown: user-data-path-not-found)
+    ("dcp-metadata-missing", "FileNotFoundError: [Errno 2] No such file or directory: 'data/train.jsonl'"),
+    # a package's metadata directory is not DCP's .metadata
+    ("dcp-metadata-missing", "FileNotFoundError: [Errno 2] No such file or directory: '/opt/venv/lib/python3.11/site-packages/foo-1.0.dist-info/METADATA'"),
     # a graph break under fullgraph is dynamo-fullgraph-graph-break's
     ("dynamo-recompile-limit", "torch._dynamo.exc.Unsupported: Attempted to call function marked as skipped"),
     # the recompile log of TORCH_LOGS=recompiles alone is not the limit

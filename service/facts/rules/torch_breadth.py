@@ -1,5 +1,6 @@
 """PyTorch breadth entries (kb-torch): torch.distributed's default group used before or initialised after it
-exists, DeviceMesh and torchtitan parallel degrees larger than the job, Dynamo's recompile limit.
+exists, DistributedSampler's rank check, DeviceMesh and torchtitan parallel degrees larger than the job, a DCP
+folder without .metadata, Dynamo's recompile limit.
 
 Every pattern quotes the line it was written for; the texts were read from the released wheels named in each
 entry's ``affected.software`` (torch 2.5.1 and 2.13.0, torchtitan 0.1.0 and 0.3.0).
@@ -30,6 +31,16 @@ RULES: tuple[Rule, ...] = (
         ),
         0.96,
     ),
+    Rule(
+        "distributed-sampler-invalid-rank",
+        "distributed-sampler-invalid-rank",
+        (
+            # torch/utils/data/distributed.py DistributedSampler.__init__: "ValueError: Invalid rank 8, rank should be
+            #  in the interval [0, 7]"
+            r"Invalid rank \d+, rank should be in the interval \[0, \d+\]",
+        ),
+        0.95,
+    ),
     # --- DeviceMesh and parallel degrees ---
     Rule(
         "device-mesh-exceeds-world-size",
@@ -43,6 +54,22 @@ RULES: tuple[Rule, ...] = (
             r"Invalid parallel dims: dp_replicate\(\d+\) \* dp_shard\(-?\d+\) .*!= WORLD_SIZE\(\d+\)",
         ),
         0.95,
+    ),
+    # --- Distributed Checkpoint ---
+    Rule(
+        "dcp-metadata-missing",
+        "dcp-metadata-missing",
+        (
+            # 2.13.0 state_dict_loader.py local_step: "AssertionError: metadata is None; global metadata read failed:
+            #  [Errno 2] No such file or directory: 'ckpt/step-3000/.metadata'; rank local metadata read failed: ..."
+            r"metadata is None; global metadata read failed: .*\.metadata",
+            # 2.13.0, the warning before it: "Global metadata is not found. Falling back to rank local metadata."
+            r"Global metadata is not found\. Falling back to rank local metadata",
+            # 2.5.1 FileSystemReader.read_metadata: "FileNotFoundError: [Errno 2] No such file or directory:
+            #  'outputs/run7/.metadata'" (inside "CheckpointException ranks:dict_keys([0, 1])")
+            r"FileNotFoundError: \[Errno 2\] No such file or directory: '[^']*/\.metadata'",
+        ),
+        0.94,
     ),
     # --- torch.compile / Dynamo ---
     Rule(
