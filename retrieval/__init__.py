@@ -14,7 +14,10 @@ from retrieval.index import Index, dense_search, lexical_search
 
 __all__ = ["FusionWeights", "Hit", "fuse", "normalise", "search_sources"]
 
-_K = 10
+# Candidates scored per similarity source. An entry outside a source's top K gets 0 from it, so with a growing kb/
+# a cut at 10 let new, merely similar entries push the right one's dense score to 0 (kb-torch's four torch.distributed
+# entries did so to dist-rendezvous-timeout on a reworded case); 20 keeps it while the fused order stays the same.
+_K = 20
 
 
 @dataclass(frozen=True)
