@@ -87,7 +87,8 @@ _NOT_HOST_WORDS = linear_regex.compile(r"^(?:rank|local_rank|cuda|gpu|cpu|device
 
 _PLACEHOLDER_VALUE = linear_regex.compile(
     r"^(?:none|null|nil|true|false|yes|no|on|off|undefined|redacted|masked|hidden|secret|password|"
-    r"changeme_?placeholder|x+|\*+|\.+|-+)$|^[\[*{]|^\$\{|^\$[A-Za-z_]\w*$|^data\+omitted$|^redacted\+?"  # $VAR, ${VAR}: a reference
+    r"changeme_?placeholder|x+|\*+|\.+|-+)$|^[\[{]|^\*{3,}|^\$\{|^\$[A-Za-z_]\w*$|^data\+omitted$|^redacted\+?"  # $VAR, ${VAR}: a reference
+    # [MASKED], {password} (a template); ****a1b2 (a tool showing the last characters only); not *9t1m3zl, a password
     # <redacted>, <HF_TOKEN_2> (a placeholder, ours or another tool's); %VAR% (Windows), %(password)s, %s (a format)
     r"|^<[\w .:-]*>?$|^%\w+%$|^%(?:\(\w+\))?[sdr]$",
     re.IGNORECASE,
