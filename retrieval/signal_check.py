@@ -61,7 +61,7 @@ RELEASES: dict[str, list[Artifact]] = {
     "triton": [Artifact("triton", "triton", v) for v in ("2.1.0", "3.0.0", "3.5.0", "3.9.0")],
     "peft": [Artifact("peft", "peft", v) for v in ("0.10.0", "0.13.2", "0.21.2")],
     "trl": [Artifact("trl", "trl", v) for v in ("0.12.0", "0.16.1", "0.29.1", "1.16.0")],
-    "datasets": [Artifact("datasets", "datasets", v) for v in ("2.14.4", "2.16.0", "3.6.0", "4.0.0", "5.2.0")],
+    "datasets": [Artifact("datasets", "datasets", v) for v in ("2.14.4", "2.16.0", "2.21.0", "3.6.0", "4.0.0", "4.4.1", "5.2.0")],
     "huggingface_hub": [Artifact("huggingface_hub", "huggingface_hub", v) for v in ("0.25.2", "0.26.0", "1.33.0", "2.4.0")],
     "fsspec": [Artifact("fsspec", "fsspec", v) for v in ("2023.9.0", "2023.12.2", "2026.9.0")],
     "safetensors": [Artifact("safetensors", "safetensors", v) for v in ("0.5.3", "0.8.0")],

@@ -61,6 +61,10 @@ _SIGABRT = re.compile(r"Signal 6 \(SIGABRT\)|exitcode\s*:\s*-6\b|Fatal Python er
 # a writer's prefix: node tag, host (worker-0: , <HOST_1>: ; never an exception type), rank tag
 _PREFIX = re.compile(r"^(?:\[node[_-]?\d+\] )?(?:(?![\w.]*(?:Error|Exception|Warning)\b)[\w<>.-]*[\d<][\w<>.-]*: )?(?:\d{1,4}: )?(?:\[(?:rank|default)\d+\]:|\[\d+,\d+\]<std\w+>:|\([^)]*pid=\d+[^)]*\) )?\s*")
 PREFIX = _PREFIX  # a line's rank/launcher prefix ("[rank3]: ", "[default0]:", "host: 12: "), for other stages to strip
+# A launch command as a job's shell trace or prompt prints it ("+ srun ... torchrun ...", "$ python train.py"). The same
+# command printed again later in one file is the job run again (a Slurm requeue appending to its output file, a retry
+# loop): the errors before it ended an earlier attempt, and the last attempt's failure is what this log ends with.
+_LAUNCH_COMMAND = re.compile(r"^(?:\+ |\$ |[\w.@:~/()-]+\$ )(?:srun|torchrun|deepspeed|accelerate launch|mpirun|python3?)\b.*$")
 _WATCHDOG_OP = re.compile(r"WorkNCCL\(SeqNum=(\d+), OpType=(\w+)")
 
 
@@ -249,6 +253,12 @@ def scan(files: Sequence[MaskedFile], rm: RankMap) -> Timeline:
                 raw.append((key, position, ErrorEvent(ref=ref, kind="exception", collateral=False, why=why,
                                                       timestamp=st.last_ts_text)))
         entries.extend(st.entries)
+        relaunch = _relaunched_at(f)
+        if relaunch is not None:
+            why = "an earlier attempt of the job: the same launch command runs again later in this file"
+            raw = [(k, pos, ev.model_copy(update={"collateral": True, "why": why})
+                    if ev.ref.file == f.name and ev.ref.line < relaunch and not ev.collateral else ev)
+                   for k, pos, ev in raw]
     root.extend(cause for _, cause in sorted(error_files, key=lambda t: t[0]))
     root.extend(_block_root_causes(entries))
     if any(ts for ts, _, _ in raw):
@@ -269,6 +279,19 @@ def scan(files: Sequence[MaskedFile], rm: RankMap) -> Timeline:
 
 _EXCEPTION_LINE = re.compile(r"^[A-Za-z_][\w.]*(?::|$)")
 _FRAME = re.compile(r"^(?:File \"|During handling|The above exception|Exception in thread |\^|~)")
+
+
+def _relaunched_at(f: MaskedFile) -> int | None:
+    """The line where the file's last launch command repeats an earlier one (the job run again), or None."""
+    seen: set[str] = set()
+    last: int | None = None
+    for i, text in f.numbered():
+        if len(text) < 400 and _LAUNCH_COMMAND.match(text.strip()):
+            command = text.strip()
+            if command in seen:
+                last = i
+            seen.add(command)
+    return last
 
 
 def _body(text: str) -> str:

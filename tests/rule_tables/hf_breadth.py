@@ -86,4 +86,15 @@ DECIDED_BY_CONTEXT = [
     # a ZeRO-3 run saved without gathering, then the load of its output folder
     (("stage3_gather_16bit_weights_on_model_save=false. Saving the full checkpoint instead, use zero_to_fp32.py to recover weights",
       "OSError: Error no file named model.safetensors, or pytorch_model.bin, found in directory out/final."), "hf-model-weights-file-missing"),
+    # a Slurm requeue appending to one output file: the same launch command runs again, and the first attempt's
+    # preemption is not what ended this log; the second attempt's resume failure is
+    (("+ srun --kill-on-bad-exit=1 torchrun --nproc_per_node 2 train.py --resume_from_checkpoint True",
+      "slurmstepd: error: *** JOB 7731042 ON gpu-st-3 CANCELLED AT 2026-11-30T03:58:44 DUE TO PREEMPTION ***",
+      "+ srun --kill-on-bad-exit=1 torchrun --nproc_per_node 2 train.py --resume_from_checkpoint True",
+      "[rank0]: ValueError: Can't find a valid checkpoint at runs/sft/checkpoint-60"), "trainer-resume-checkpoint-invalid"),
+    # a different command after the cancel is no relaunch: the scheduler's cancel stays the first failure
+    (("+ python train.py --resume_from_checkpoint True",
+      "slurmstepd: error: *** JOB 7731042 ON gpu-st-3 CANCELLED AT 2026-11-30T03:58:44 DUE TO PREEMPTION ***",
+      "+ python eval.py",
+      "ValueError: Can't find a valid checkpoint at runs/sft/checkpoint-60"), "slurm-time-limit"),
 ]
