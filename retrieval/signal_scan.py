@@ -6,8 +6,9 @@ without spaces (a number, a name, a path). Candidates come from *probes*: litera
 that a placeholder cannot have produced (its anchors), its words, and for a traceback frame
 (``in name``) the ``def name(`` that defines it. All probes of all fragments are searched in one pass
 over each batch of units, with an Aho-Corasick automaton (pyahocorasick, the ``signals`` extra) or,
-without it, one ``str.find`` sweep per probe; each hit is then checked exactly, and each (fragment,
-probe) pair is checked a bounded number of times, so that a common word costs little.
+without it, one ``str.find`` sweep per probe; each hit is then checked exactly, around the hit. An
+anchor is checked a bounded number of times per fragment and a word only at its first occurrences in
+the artifact, so that a common word ("tensor", "with") costs little.
 """
 
 from __future__ import annotations
@@ -23,7 +24,8 @@ from retrieval.signal_units import SEP, WILD
 
 WINDOW = 3  # units a fragment may span
 ANCHOR_CHECKS = 400  # hits of one anchor checked per fragment
-WORD_CHECKS = 5000  # hits of one word checked per fragment (the last resort: placeholders between words)
+WORD_CHECKS = 5000  # first hits of a word checked (the last resort: placeholders between words)
+WORDS = 2  # words probed per fragment: its longest plain ones, which are mostly its rarest
 _BATCH_CHARS = 1 << 22  # units are searched in joined batches of about this many characters
 
 _SPLIT = re.compile(r"0x[0-9a-fA-F]+|\d+|[/=()<>\[\]'\"`:,]")
@@ -113,12 +115,15 @@ class _Probe:
 
 
 def probes_of(fragment: str) -> list[tuple[str, _Probe]]:
-    """(pattern, probe) pairs for one fragment: its anchors, then its words."""
+    """(pattern, probe) pairs for one fragment: its anchors, then its longest words."""
     frame = _TRACEBACK_FRAME.match(fragment.strip())
     if frame:
         return [(f"def {frame.group(1)}(", _Probe(fragment, "frame", 1))]
     out = [(a, _Probe(fragment, "anchor", ANCHOR_CHECKS)) for a in anchors(fragment)]
-    return out + [(w, _Probe(fragment, "word", WORD_CHECKS)) for w in dict.fromkeys(_WORD.findall(fragment))]
+    # Dotted or snake_case words are often what a placeholder printed (a module path, a parameter name).
+    plain = dict.fromkeys(w.strip(".") for w in _WORD.findall(fragment))
+    words = sorted(plain, key=lambda w: ("." in w or "_" in w, -len(w)))[:WORDS]
+    return out + [(w, _Probe(fragment, "word", WORD_CHECKS)) for w in words]
 
 
 class _Searcher(Protocol):
@@ -175,7 +180,8 @@ class Scanner:
         for frag in self.fragments:
             for pattern, probe in probes_of(frag):
                 self._probes.setdefault(pattern, []).append(probe)
-        self._left: dict[tuple[str, _Probe], int] = {}  # (pattern, probe) -> checks left
+        self._left: dict[tuple[str, _Probe], int] = {}  # (anchor, probe) -> checks left
+        self._seen: dict[str, int] = {}  # pattern -> hits so far
         use_fast = have_aho_corasick() if fast is None else fast
         self._searcher: _Searcher = (_AhoCorasick if use_fast else _FindEach)(self._probes) if self._probes else _FindEach([])
         self._units: list[str] = []
@@ -210,7 +216,7 @@ class Scanner:
             for end, pattern in self._searcher.iter(text):
                 k = bisect.bisect_right(starts, end - len(pattern) + 1) - 1
                 if self._fresh <= k < until:
-                    self._check(pattern, k)
+                    self._check(pattern, k, end + 1 - starts[k])
                     if self.done:
                         break
         keep = max(0, until - (WINDOW - 1))  # left context for the next batch
@@ -218,29 +224,78 @@ class Scanner:
         self._chars = sum(len(u) + 1 for u in self._units)
         self._fresh = until - keep
 
-    def _check(self, pattern: str, k: int) -> None:
+    def _check(self, pattern: str, k: int, at: int) -> None:
         units = self._units
+        seen = self._seen[pattern] = self._seen.get(pattern, 0) + 1
         for probe in self._probes[pattern]:
             frag = probe.fragment
             if frag in self.found:
                 continue
-            key = (pattern, probe)
-            left = self._left.get(key, probe.checks)
-            if left <= 0:
-                continue
-            self._left[key] = left - 1
-            if probe.kind == "frame" or _window_matches(frag, units, k, loose=probe.kind == "anchor"):
+            if probe.kind == "word":
+                if seen > WORD_CHECKS:  # only a word's first occurrences: a common word says little
+                    continue
+            else:
+                key = (pattern, probe)
+                left = self._left.get(key, probe.checks)
+                if left <= 0:
+                    continue
+                self._left[key] = left - 1
+            if probe.kind == "frame" or _window_matches(frag, units, k, at, loose=probe.kind == "anchor"):
                 self.found.add(frag)
 
 
-def _window_matches(fragment: str, units: list[str], k: int, loose: bool) -> bool:
-    """Does the fragment occur in a window of up to WINDOW adjacent units that holds unit k?"""
-    for lo in range(max(0, k - WINDOW + 1), k + 1):
-        for hi in range(k + 1, min(len(units), lo + WINDOW) + 1):
-            window = WILD.join(units[lo:hi])
-            if _matches(fragment, window) or (loose and hi - lo == 1 and _mostly_literal(fragment, window)):
-                return True
-    return False
+def _window_matches(fragment: str, units: list[str], k: int, at: int, loose: bool) -> bool:
+    """Does the fragment occur in a window of up to WINDOW adjacent units that holds unit k, in a
+    rendering that reaches the probe's hit (which ends at offset `at` of unit k)?"""
+    # A rendering of the fragment spans at most len(fragment) literal characters plus the WILDs among
+    # them, so only that far on either side of the hit is checked: long units (embedded PTX, tables)
+    # cost no more than short ones.
+    reach = 2 * len(fragment) + 64
+
+    def around(lo: int, hi: int) -> str:
+        window = WILD.join(units[lo:hi])
+        if len(window) <= 2 * reach:
+            return window
+        hit = sum(len(u) + 1 for u in units[lo:k]) + at  # the hit's end, as an offset into the window
+        return window[max(0, hit - reach) : hit + reach]
+
+    first = max(0, k - WINDOW + 1)
+    if _could_match(fragment, around(first, min(len(units), k + WINDOW))):  # every window below is inside it
+        for lo in range(first, k + 1):
+            for hi in range(k + 1, min(len(units), lo + WINDOW) + 1):
+                if _matches(fragment, around(lo, hi)):
+                    return True
+    return loose and _mostly_literal(fragment, around(k, k + 1))
+
+
+def _could_match(fragment: str, template: str) -> bool:
+    """A quick test that `_matches` needs: a WILD renders without spaces, so each word of the fragment
+    that has a space on both sides is the rendering of one whole space-delimited token of the template."""
+    words = fragment.split()
+    if len(words) < 3:
+        return True
+    tokens = template.split()
+    literal = set(tokens)
+    wild = [t for t in tokens if WILD in t]
+    for word in sorted(words[1:-1], key=len, reverse=True)[:2]:
+        if word not in literal and not any(_renders_as(t, word) for t in wild):
+            return False
+    return True
+
+
+def _renders_as(token: str, word: str) -> bool:
+    """Can a token with WILDs render exactly as `word` (a word has no spaces, so any WILD text will do)?
+    Glob matching: the literal pieces in order, the first at the start and the last at the end."""
+    pieces = token.split(WILD)
+    if sum(map(len, pieces)) > len(word) or not word.startswith(pieces[0]) or not word.endswith(pieces[-1]):
+        return False
+    pos, end = len(pieces[0]), len(word) - len(pieces[-1])
+    for piece in pieces[1:-1]:
+        pos = word.find(piece, pos, end)
+        if pos == -1:
+            return False
+        pos += len(piece)
+    return pos <= end
 
 
 def scan(units: Iterable[str], fragments: Iterable[str], fast: bool | None = None) -> set[str]:

@@ -227,3 +227,30 @@ def test_the_plan_names_cached_files_and_the_pip_command_for_the_rest(tmp_path: 
     lines = plan({cached: {"a"}, missing: {"a", "b"}}, tmp_path)
     assert lines[0] == f"fakelib 1.0 (wheel, 1 fragments): cached: {wheel.name}"
     assert lines[1] == "fakelib 2.0 (sdist, 2 fragments): download: fakelib==2.0 (sdist, pip download --no-deps)"
+
+
+@pytest.mark.parametrize("fast", SEARCHERS)
+def test_a_fragment_inside_a_huge_unit_is_checked_around_its_hit(fast: bool):
+    # Embedded PTX is one printable run of megabytes, full of %-conversions (WILDs): only the text
+    # around a hit is checked, so the cost does not grow with the unit.
+    ptx = _template("mov.f32 %f1, %f2; " * 40000 + "Tensor for argument %s is on the wrong device" + " add.s32 %r1;" * 40000)
+    assert scan([ptx], ["Tensor for argument #1 is on the wrong device", "not in it at all, device"], fast) == {
+        "Tensor for argument #1 is on the wrong device"
+    }
+
+
+@pytest.mark.parametrize(
+    ("token", "word", "renders"),
+    [
+        ("rank\x00", "rank3", True),
+        ("\x00", "anything", True),
+        ("dims=\x00,", "dims=(7,", True),
+        ("a\x00b\x00c", "aXbYc", True),
+        ("a\x00b\x00c", "acb", False),
+        ("ab\x00ba", "aba", False),  # the pieces may not overlap
+        ("rank\x00", "ranks.", True),
+        ("rank\x00!", "rank3", False),
+    ],
+)
+def test_a_token_with_placeholders_renders_as_a_word_only_by_filling_them(token: str, word: str, renders: bool):
+    assert signal_scan._renders_as(token, word) is renders
