@@ -28,7 +28,7 @@ from retrieval.signal_scan import Scanner
 from retrieval.signal_units import archive_batches
 
 # Bump when the reading or the matching changes what is found: memos of another version are not used.
-MATCHER_VERSION = 2
+MATCHER_VERSION = 3
 
 
 @dataclass(frozen=True)

@@ -49,7 +49,8 @@ def _compiled(template: str) -> tuple[dict[str, int], int]:
 
 def _matches(fragment: str, template: str) -> bool:
     """Is `fragment` a substring of some rendering of `template`, where each WILD renders as text without
-    spaces (a number, a name, a path)? Shift-and over the bits of the template positions."""
+    spaces (a number, a name, a path), using at least one literal character of the template (a WILD alone,
+    or the WILD between two joined units, renders any word)? Shift-and over the template positions."""
     if WILD not in template:
         return fragment in template  # the same answer, at C speed
     m = len(template)
@@ -63,11 +64,14 @@ def _matches(fragment: str, template: str) -> bool:
             s = nxt
 
     state = close((1 << m) - 1)  # the fragment may start anywhere
+    literal = 0  # the states of renderings that have used a literal character
     for ch in fragment:
-        state = close(((state & masks.get(ch, 0)) << 1) | (0 if ch.isspace() else state & wild))
+        inside = 0 if ch.isspace() else wild
+        step = (state & masks.get(ch, 0)) << 1
+        state, literal = close(step | (state & inside)), close(step | (literal & inside))
         if not state:
             return False
-    return True
+    return literal != 0
 
 
 def _mostly_literal(fragment: str, template: str, share: float = 0.5) -> bool:
@@ -170,12 +174,34 @@ def have_aho_corasick() -> bool:
     return True
 
 
+# A traceback's last line, "<exception type>: <message>": the type is named by the release (or is a
+# builtin it raises) and the message is printed by it ("RuntimeError: CUDA out of memory.").
+_EXCEPTION_LINE = re.compile(r"^(?:[A-Za-z_]\w*\.)*([A-Z]\w*(?:Error|Exception|Warning|Interrupt|Exit)): (\S.*)$")
+# A qualified name as a traceback prints it ("torch.distributed.elastic.multiprocessing.errors.ChildFailedError"):
+# the module is a file of the release and defines the name.
+_QUALIFIED = re.compile(r"^((?:[A-Za-z_]\w*\.)+)([A-Za-z_]\w*):?$")
+
+
+def requirements_of(fragment: str) -> list[list[str]]:
+    """What must occur for a fragment to occur: groups of alternatives, every group needed."""
+    text = fragment.strip()
+    if m := _EXCEPTION_LINE.match(text):
+        return [[m.group(1)], [m.group(2)]]
+    if m := _QUALIFIED.match(text):
+        module = m.group(1).rstrip(".").replace(".", "/")
+        name = m.group(2)
+        return [[f"{module}.py", f"{module}/__init__.py"], [f"class {name}(", f"class {name}:", f"def {name}("]]
+    return [[fragment]]
+
+
 class Scanner:
     """Feed it the units of one artifact in order; it says which fragments occur. Holds one batch."""
 
     def __init__(self, fragments: Iterable[str], fast: bool | None = None) -> None:
-        self.fragments = list(dict.fromkeys(fragments))
-        self.found: set[str] = set()
+        self._needs = {frag: requirements_of(frag) for frag in dict.fromkeys(fragments)}
+        # What is searched: the pieces the fragments need (most fragments need only themselves).
+        self.fragments = list(dict.fromkeys(p for groups in self._needs.values() for group in groups for p in group))
+        self.found: set[str] = set()  # pieces found
         self._probes: dict[str, list[_Probe]] = {}
         for frag in self.fragments:
             for pattern, probe in probes_of(frag):
@@ -200,8 +226,9 @@ class Scanner:
                 self._search(final=False)
 
     def finish(self) -> set[str]:
+        """The fragments that occur: those whose every requirement has a piece found."""
         self._search(final=True)
-        return set(self.found)
+        return {f for f, groups in self._needs.items() if all(any(p in self.found for p in g) for g in groups)}
 
     def _search(self, final: bool) -> None:
         units = self._units

@@ -43,6 +43,10 @@ def reduce(param_id, name):
         f" divisible by 8, but got tensor with dims={dims}"
     )
     msg = f"Set TORCHDYNAMO_VERBOSE=1 for {stack_trace} (please do this)"
+    raise RuntimeError("CUDA out of memory. Tried to allocate " + size)
+
+class ChunkSizeError(RuntimeError):
+    pass
 '''
 SO_STRINGS = [
     b"NET/IB: Got completion from peer %s with status=%s(%d) opcode=%s(%d) vendor_err=%u %s hca %s",
@@ -86,6 +90,15 @@ CASES = [
     ("vendor err 129", False),
     ("this sentence appears in no release at all", False),
     ("in reduce_partition_and_remove_grads", False),  # a function that does not exist
+    ("RuntimeError: CUDA out of memory.", True),  # a traceback's last line: the type and the message
+    ("ValueError: CUDA out of memory.", True),
+    ("RuntimeError: a message it never prints", False),
+    ("OSError: CUDA out of memory.", False),  # a type the release never names
+    ("fakelib.ops.adam.fused_adam.ChunkSizeError", True),  # a qualified name: the module file defines it
+    ("fakelib.ops.adam.fused_adam.ChunkSizeError:", True),
+    ("fakelib.ops.adam.ChunkSizeError", False),  # no such module file
+    ("fakelib/ops/adam.py", False),  # its pieces are there, but no literal text of a unit renders it
+    ("fakelib.ops.adam.fused_adam.OtherError", False),
 ]
 
 
