@@ -211,6 +211,11 @@ def render_report(results: list[EntryResult], kb: KnowledgeBase, unreadable: Map
         "",
         "## Unexplained: found in no release read",
         "",
+        "Each is a typo, a made-up or outdated wording, a message printed by something else (say what in",
+        "`signals.printed_by`), or a message a release builds at run time from pieces the check cannot join:",
+        "C++ text whose joining piece is shorter than the 6 characters `strings` keeps, NCCL's `NCCL WARN`",
+        "prefix before a message stored apart, or Python literals joined across functions.",
+        "",
     ]
     out += [f"- `{f.entry_id}`: `{f.fragment}` (read: {', '.join(f.checked)})" for f in unexplained] or ["None."]
     out += ["", "## Artifacts that could not be read", ""]
@@ -303,7 +308,7 @@ def seen_in_of(results: list[EntryResult]) -> dict[str, dict[str, list[str]]]:
     return {r.entry_id: {f.fragment: f.found_in for f in r.fragments if f.found_in} for r in results}
 
 
-_SIGNALS_KEY = re.compile(r"^  (seen_in):\s*$")
+_SIGNALS_KEY = re.compile(r"^  seen_in:\s*(#.*)?$")  # the block this function writes carries a comment
 
 
 def write_seen_in(kb_dir: Path, seen: dict[str, dict[str, list[str]]]) -> None:

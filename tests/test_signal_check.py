@@ -175,6 +175,7 @@ def _entry(kb_dir: Path, entry_id: str, messages: list[str]) -> None:
     head, rest = text.split("  more_likely_when:", 1)
     head = head.split("  messages:")[0] + "  messages:\n" + "".join(f"    - {m!r}\n" for m in messages)
     text = re.sub(r"(?m)^related: .*$", "related: []", head + "  more_likely_when:" + rest)
+    text = re.sub(r"(?m)^  (seen_in|printed_by):.*\n(    .*\n)*", "", text)  # they name the real fragments
     front, body = text.split("\naffected:", 1)
     body = body.split("\n---\n", 1)[1]
     software = '\naffected:\n  hardware: ["any"]\n  software:\n    - name: fakelib\n      versions: "all"\n---\n'
@@ -211,6 +212,8 @@ def test_report_and_seen_in(tmp_path: Path, wheel: Path, monkeypatch: pytest.Mon
     assert "Releases read: fakelib 0.9, fakelib 1.0." in report  # what was read, not every listed release
 
     write_seen_in(kb_dir, signal_check.seen_in_of(list(results.values())))
+    write_seen_in(kb_dir, signal_check.seen_in_of(list(results.values())))  # a rerun replaces the block
+    assert (kb_dir / "nccl-invalid-usage.md").read_text(encoding="utf-8").count("  seen_in:") == 1
     reloaded = load_kb(kb_dir)
     assert reloaded.entries["nccl-invalid-usage"].meta.signals.seen_in == {
         "Multiple Ranks are using the same GPU/Partition.": ["fakelib 1.0"],
