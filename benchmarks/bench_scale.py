@@ -329,6 +329,57 @@ def _serve(data: Path) -> tuple[subprocess.Popen[bytes], str]:
     raise SystemExit("crashdoc serve did not start")
 
 
+def _gzip_stream(piece: bytes, times: int) -> bytes:
+    """gzip of ``piece * times`` without holding the whole of it."""
+    import zlib
+
+    z = zlib.compressobj(1, zlib.DEFLATED, 16 + zlib.MAX_WBITS)
+    return b"".join(z.compress(piece) for _ in range(times)) + z.flush()
+
+
+HOSTILE = (  # name: what a hostile or broken client sends (gzip), issue 15's three
+    ("64 MiB of newlines", lambda: _gzip_stream(b"\n" * (1 << 20), 64)),
+    ("a 1 GiB line with no newline", lambda: _gzip_stream(b"x" * (1 << 20), 1024)),
+    ("a gzip bomb: 80 members of 64 MiB each (5 GiB)", lambda: _gzip_stream(b" " * (1 << 20), 64) * 80),
+)
+
+
+def bench_hostile(url: str, pid: int) -> list[dict[str, object]]:
+    """Each hostile body once, in turn, to one server: its answer, how long it took, the server's peak RSS after it."""
+    import urllib.error
+    import urllib.request
+
+    rows: list[dict[str, object]] = []
+    for name, make in HOSTILE:
+        body = make()
+        req = urllib.request.Request(f"{url}/v1/diagnoses", data=body, method="POST",
+                                     headers={"Content-Type": "text/plain", "Content-Encoding": "gzip"})
+        t0 = time.perf_counter()
+        try:
+            with urllib.request.urlopen(req, timeout=900) as r:
+                status, answer = r.status, json.loads(r.read())
+                said = f"{answer.get('entry_id')} ({'; '.join(answer.get('notes', []))[:160]})"
+        except urllib.error.HTTPError as e:
+            status, said = e.code, json.loads(e.read())["error"]["message"][:160]
+        rows.append({"name": name, "gzip_mb": len(body) / 1e6, "status": status, "said": said,
+                     "wall": time.perf_counter() - t0, "rss": _vm_hwm_mb(pid)})
+        print(json.dumps(rows[-1]), flush=True)
+    return rows
+
+
+def write_hostile(rows: list[dict[str, object]], load: str) -> None:
+    lines = [f"| {r['name']} | {r['gzip_mb']:.1f} | {r['status']} | {r['said']} | {r['wall']:.1f} | {r['rss']:,.0f} |"  # type: ignore[str-format]
+             for r in rows]
+    (RESULTS.parent / "hostile.md").write_text(
+        "# Hostile bodies\n\n"
+        f"`benchmarks/bench_scale.py --hostile` on {platform.machine()}, {os.cpu_count()} CPUs, Python "
+        f"{platform.python_version()} ({load}): one `crashdoc serve` on its default limits gets each body in turn, as a "
+        "gzip upload to POST /v1/diagnoses. Peak RSS is the server's VmHWM after the body (it only grows). Issue 15 asks "
+        "for a clear answer to each within the limits, the server under 1.5 GB.\n\n"
+        "| body | gzip MB | status | answer | wall s | server peak RSS MB |\n| --- | --- | --- | --- | --- | --- |\n"
+        + "\n".join(lines) + "\n")
+
+
 RUNS = {  # name: (MB, ranks, per-rank files)
     "100mb": (100, 64, False),
     "1gb": (1000, 1024, False),
@@ -344,8 +395,19 @@ def main() -> None:
     ap.add_argument("--api", action="store_true", help="also upload one-file runs (gzip) to a crashdoc serve started here")
     ap.add_argument("--baseline", type=Path, metavar="DIR", help="a checkout of an earlier commit: its CLI runs each big run too")
     ap.add_argument("--label", default="", help="what --baseline is, for the table (a commit)")
+    ap.add_argument("--hostile", action="store_true", help="only the hostile bodies to a server (benchmarks/results/hostile.md)")
     args = ap.parse_args()
     load_before = os.getloadavg()[0]
+    if args.hostile:
+        with tempfile.TemporaryDirectory() as tmp:
+            proc, url = _serve(Path(tmp) / "server-data")
+            try:
+                rows_h = bench_hostile(url, proc.pid)
+            finally:
+                proc.terminate()
+                proc.wait()
+        write_hostile(rows_h, f"load average {load_before:.1f} at the start, {os.getloadavg()[0]:.1f} at the end")
+        return
     rows: list[dict[str, object]] = []
     with tempfile.TemporaryDirectory() as tmp:
         root = args.keep or Path(tmp)
