@@ -175,6 +175,8 @@ class _FileScan:
     context_rank: int | None = None
     last_event: tuple[int | None, int] | None = None  # (rank, line) of the previous event line
     open_tracebacks: dict[int | None, tuple[tuple[int, ...], int]] = field(default_factory=dict)
+    launches: set[str] = field(default_factory=set)  # the launch commands printed so far (_LAUNCH_COMMAND)
+    relaunch: int | None = None  # the last line where one of them is printed again: the job run again
 
 
 def scan(files: Sequence[MaskedFile], rm: RankMap) -> Timeline:
@@ -205,10 +207,15 @@ def scan(files: Sequence[MaskedFile], rm: RankMap) -> Timeline:
                     error_files.append((key or (99,), RootCause(default_rank, ev.ref, "torchrun's error file", informative=bool(key))))
             continue
         st = _FileScan()
+        first_event = len(raw)
         for i, text in f.numbered():  # an empty line changes no state (and the prefilter leaves millions of them)
             rank = _scan_line(f, i, text, st, rm, ranks)
             if len(text) > 4000:
                 continue
+            if len(text) < 400 and _LAUNCH_COMMAND.match(command := text.strip()):
+                if command in st.launches:
+                    st.relaunch = i
+                st.launches.add(command)
             if "Detected mismatch" in text and (m := _MISMATCH.search(text)):
                 ref = LineRef(file=f.name, line=i, rank=int(m.group(1)), text=text.strip()[:500])
                 mismatches.append(Mismatch(int(m.group(1)), m.group(2), int(m.group(3)), m.group(4), ref))
@@ -253,12 +260,11 @@ def scan(files: Sequence[MaskedFile], rm: RankMap) -> Timeline:
                 raw.append((key, position, ErrorEvent(ref=ref, kind="exception", collateral=False, why=why,
                                                       timestamp=st.last_ts_text)))
         entries.extend(st.entries)
-        relaunch = _relaunched_at(f)
-        if relaunch is not None:
+        if st.relaunch is not None:  # this file's events before it ended an earlier attempt
             why = "an earlier attempt of the job: the same launch command runs again later in this file"
-            raw = [(k, pos, ev.model_copy(update={"collateral": True, "why": why})
-                    if ev.ref.file == f.name and ev.ref.line < relaunch and not ev.collateral else ev)
-                   for k, pos, ev in raw]
+            raw[first_event:] = [(k, pos, ev.model_copy(update={"collateral": True, "why": why})
+                                  if ev.ref.line < st.relaunch and not ev.collateral else ev)
+                                 for k, pos, ev in raw[first_event:]]
     root.extend(cause for _, cause in sorted(error_files, key=lambda t: t[0]))
     root.extend(_block_root_causes(entries))
     if any(ts for ts, _, _ in raw):
@@ -279,19 +285,6 @@ def scan(files: Sequence[MaskedFile], rm: RankMap) -> Timeline:
 
 _EXCEPTION_LINE = re.compile(r"^[A-Za-z_][\w.]*(?::|$)")
 _FRAME = re.compile(r"^(?:File \"|During handling|The above exception|Exception in thread |\^|~)")
-
-
-def _relaunched_at(f: MaskedFile) -> int | None:
-    """The line where the file's last launch command repeats an earlier one (the job run again), or None."""
-    seen: set[str] = set()
-    last: int | None = None
-    for i, text in f.numbered():
-        if len(text) < 400 and _LAUNCH_COMMAND.match(text.strip()):
-            command = text.strip()
-            if command in seen:
-                last = i
-            seen.add(command)
-    return last
 
 
 def _body(text: str) -> str:
