@@ -66,8 +66,7 @@ def test_ranks_in_different_collectives_are_a_desync_and_a_rank_that_slept_is_no
     """The dumps alone (no console log): a rank in another collective at the same sequence number makes
     collective-mismatch's Flight Recorder rule strong (fr_mismatch); a rank that slept and left no dump does not."""
     dumps = DATA / run / "fr_dumps"
-    facts = extract_facts(mask(ingest(sources_from_paths([str(dumps if dumps.is_dir() else DATA / run)]), engine.limits),
-                               engine.masker))
+    facts = _facts(dumps if dumps.is_dir() else DATA / run, engine)
     fired = {h.rule_id: h.strength for h in facts.rule_hits}
     if kind == "no-dump":
         assert "fr_mismatch" not in facts.values
